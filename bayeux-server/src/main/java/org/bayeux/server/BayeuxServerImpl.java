@@ -1,0 +1,422 @@
+package org.bayeux.server;
+
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Message;
+import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.json.JsonCodecProvider;
+import org.bayeux.api.json.MalformedJsonException;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ChannelListener;
+import org.bayeux.api.server.LocalSession;
+import org.bayeux.api.server.SecurityPolicy;
+import org.bayeux.api.server.ServerChannel;
+import org.bayeux.api.server.ServerExtension;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionListener;
+import org.bayeux.api.server.SubscriptionListener;
+import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.server.config.InvalidConfigurationException;
+import org.bayeux.server.internal.CallbackList;
+import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.transport.BadBatchException;
+import org.bayeux.server.transport.Carrier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Bayeux engine. It ties together the channel and session registries, the incoming path, publishing,
+ * security, extensions and timers; transports talk to it through {@link #parse(String)}, {@link #handle(List,
+ * Carrier)}, {@link #toJson(List)} and {@link #carrierFailed(ServerSession, Carrier)}.
+ *
+ * <p>Life cycle: construct, configure (listeners, extensions, policy, channels), {@link #start()}, and finally
+ * {@link #stop()}, which ends every session and stops the timers.</p>
+ */
+public final class BayeuxServerImpl implements BayeuxServer {
+    private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
+    /** The transports advertised when the embedding transport module sets none. */
+    public static final List<String> DEFAULT_TRANSPORTS = List.of("websocket", "long-polling", "callback-polling");
+
+    private final BayeuxServerConfig config;
+    private final JsonCodec codec;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final ChannelRegistry channels = new ChannelRegistry(this);
+    private final SessionRegistry sessions = new SessionRegistry(this);
+    private final ExtensionChain extensions = new ExtensionChain();
+    private final Security security = new Security(this);
+    private final Publisher publisher = new Publisher(this);
+    private final MessageProcessor processor = new MessageProcessor(this);
+    private final CallbackList<SessionListener> sessionListeners = new CallbackList<>();
+    private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
+    private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
+    private volatile Set<String> transportNames = new LinkedHashSet<>(DEFAULT_TRANSPORTS);
+    private ScheduledFuture<?> sweeper;
+
+    /** Creates an engine with the default configuration. */
+    public BayeuxServerImpl() {
+        this(BayeuxServerConfig.defaults());
+    }
+
+    /**
+     * @param config the configuration
+     * @throws InvalidConfigurationException if the configured codec is not on the class path
+     */
+    public BayeuxServerImpl(BayeuxServerConfig config) {
+        this.config = config;
+        this.codec = loadCodec(config);
+        AtomicInteger threads = new AtomicInteger();
+        this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "bayeux-scheduler-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    private static JsonCodec loadCodec(BayeuxServerConfig config) {
+        try {
+            return JsonCodecProvider.find(config.codec(), BayeuxServerImpl.class.getClassLoader())
+                    .newCodec(config.maxNestingDepth());
+        } catch (IllegalArgumentException missing) {
+            throw new InvalidConfigurationException(BayeuxServerConfig.CODEC.key(), config.codec(), missing.getMessage());
+        }
+    }
+
+    /** Starts the timers: the sweep of expired sessions and unused channels. */
+    public synchronized void start() {
+        if (sweeper == null) {
+            long period = config.sweepPeriod().toNanos();
+            sweeper = scheduler.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.NANOSECONDS);
+            LOG.info("Bayeux server started: {}", config);
+        }
+    }
+
+    /** Ends every session and stops the timers; the server cannot be started again. */
+    public synchronized void stop() {
+        if (sweeper != null) {
+            sweeper.cancel(false);
+        }
+        sessions.removeAll();
+        scheduler.shutdownNow();
+        LOG.info("Bayeux server stopped");
+    }
+
+    private void sweep() {
+        Callbacks.run("session sweep", sessions::sweep);
+        Callbacks.run("channel sweep", channels::sweep);
+    }
+
+    // ---- the transport side ----------------------------------------------------------------------------------
+
+    /**
+     * Parses a batch received by a transport.
+     *
+     * @param json the body or frame text
+     * @return the messages, in order
+     * @throws BadBatchException if the batch cannot be processed at all
+     */
+    public List<ServerMessageImpl> parse(String json) throws BadBatchException {
+        List<ServerMessageImpl> batch;
+        try {
+            batch = codec.parseMessages(json, ServerMessageImpl::new);
+        } catch (MalformedJsonException malformed) {
+            throw new BadBatchException(malformed.getMessage(), malformed);
+        }
+        return checkBatch(batch);
+    }
+
+    /**
+     * Parses a batch received by a transport as UTF-8 bytes.
+     *
+     * @param utf8 the bytes
+     * @param offset where the body starts
+     * @param length its length
+     * @return the messages, in order
+     * @throws BadBatchException if the batch cannot be processed at all
+     */
+    public List<ServerMessageImpl> parse(byte[] utf8, int offset, int length) throws BadBatchException {
+        List<ServerMessageImpl> batch;
+        try {
+            batch = codec.parseMessages(utf8, offset, length, ServerMessageImpl::new);
+        } catch (MalformedJsonException malformed) {
+            throw new BadBatchException(malformed.getMessage(), malformed);
+        }
+        return checkBatch(batch);
+    }
+
+    private static List<ServerMessageImpl> checkBatch(List<ServerMessageImpl> batch) throws BadBatchException {
+        if (batch.isEmpty()) {
+            throw new BadBatchException("empty batch", null);
+        }
+        if (batch.size() > 1) {
+            for (ServerMessageImpl message : batch) {
+                if (Message.META_HANDSHAKE.equals(message.get(Message.CHANNEL_FIELD))) {
+                    throw new BadBatchException("a handshake must be alone in its batch", null);
+                }
+            }
+        }
+        return batch;
+    }
+
+    /**
+     * Processes a batch and sends the answer through the carrier: at once, or later if the batch is a connect
+     * that is held.
+     *
+     * @param batch the messages, from {@link #parse(String)}
+     * @param carrier what the batch arrived on
+     * @return completed when the batch has been processed (not necessarily answered)
+     */
+    public CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
+        return processor.handle(batch, carrier);
+    }
+
+    /**
+     * Encodes messages as one JSON array, reusing each frozen message's cached bytes.
+     *
+     * @param messages the messages
+     * @return the UTF-8 JSON array
+     */
+    public byte[] toJson(List<? extends ServerMessage> messages) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256 * Math.max(1, messages.size()));
+        out.write('[');
+        boolean first = true;
+        for (ServerMessage message : messages) {
+            if (!first) {
+                out.write(',');
+            }
+            first = false;
+            out.writeBytes(((ServerMessageImpl) message).toJsonBytes(codec));
+        }
+        out.write(']');
+        return out.toByteArray();
+    }
+
+    /**
+     * Tells the engine a carrier died: its held connect is dropped and the session's expiry starts.
+     *
+     * @param session a session attached to the carrier
+     * @param carrier the carrier
+     */
+    public void carrierFailed(ServerSession session, Carrier carrier) {
+        ((ServerSessionImpl) session).carrierFailed(carrier);
+    }
+
+    /**
+     * @param names the transports to advertise in handshake replies and accept in connects, in order
+     */
+    public void setTransportNames(List<String> names) {
+        this.transportNames = new LinkedHashSet<>(names);
+    }
+
+    boolean acceptsConnectionType(String type) {
+        return transportNames.contains(type) || LocalSessionImpl.IN_PROCESS.equals(type);
+    }
+
+    /** Runs outgoing extensions on a reply, then sends it after the given messages. */
+    void sendReply(ServerSessionImpl session, ServerMessageImpl reply, List<ServerMessage> before, Carrier carrier) {
+        extensions.reply(session, reply).whenComplete((keep, failure) -> {
+            List<ServerMessage> out = new java.util.ArrayList<>(before.size() + 1);
+            out.addAll(before);
+            if (failure == null && keep) {
+                reply.freeze();
+                out.add(reply);
+            }
+            carrier.send(out);
+        });
+    }
+
+    Duration lazyTimeoutOf(ServerMessage message) {
+        String name = message.getChannel();
+        ServerChannelImpl channel = name == null ? null : channels.get(name);
+        return channel == null ? config.maxLazyTimeout() : channel.getLazyTimeout();
+    }
+
+    // ---- parts -----------------------------------------------------------------------------------------------
+
+    /** @return the configuration */
+    public BayeuxServerConfig getConfig() {
+        return config;
+    }
+
+    /** @return the JSON codec in use */
+    public JsonCodec getCodec() {
+        return codec;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    ChannelRegistry channels() {
+        return channels;
+    }
+
+    SessionRegistry sessions() {
+        return sessions;
+    }
+
+    ExtensionChain extensions() {
+        return extensions;
+    }
+
+    Security security() {
+        return security;
+    }
+
+    Publisher publisher() {
+        return publisher;
+    }
+
+    Logger logger() {
+        return LOG;
+    }
+
+    // ---- BayeuxServer ----------------------------------------------------------------------------------------
+
+    @Override
+    public ServerChannel getChannel(String name) {
+        ChannelId.of(name);
+        return channels.get(name);
+    }
+
+    @Override
+    public ServerChannel createChannelIfAbsent(String name, ServerChannel.Initializer... initializers) {
+        return channels.createIfAbsent(ChannelId.of(name), initializers);
+    }
+
+    @Override
+    public Collection<ServerChannel> getChannels() {
+        return channels.all();
+    }
+
+    @Override
+    public ServerSession getSession(String id) {
+        return sessions.get(id);
+    }
+
+    @Override
+    public Collection<ServerSession> getSessions() {
+        return sessions.all();
+    }
+
+    @Override
+    public LocalSession newLocalSession(String idHint) {
+        return new LocalSessionImpl(this, idHint);
+    }
+
+    @Override
+    public ServerMessage.Mutable newMessage() {
+        return new ServerMessageImpl();
+    }
+
+    @Override
+    public Set<String> getTransportNames() {
+        return java.util.Collections.unmodifiableSet(transportNames);
+    }
+
+    @Override
+    public void addExtension(ServerExtension extension) {
+        extensions.add(extension);
+    }
+
+    @Override
+    public void removeExtension(ServerExtension extension) {
+        extensions.remove(extension);
+    }
+
+    @Override
+    public List<ServerExtension> getExtensions() {
+        return extensions.list();
+    }
+
+    @Override
+    public void addSessionListener(SessionListener listener) {
+        sessionListeners.add(listener);
+    }
+
+    @Override
+    public void removeSessionListener(SessionListener listener) {
+        sessionListeners.remove(listener);
+    }
+
+    @Override
+    public void addChannelListener(ChannelListener listener) {
+        channelListeners.add(listener);
+    }
+
+    @Override
+    public void removeChannelListener(ChannelListener listener) {
+        channelListeners.remove(listener);
+    }
+
+    @Override
+    public void addSubscriptionListener(SubscriptionListener listener) {
+        subscriptionListeners.add(listener);
+    }
+
+    @Override
+    public void removeSubscriptionListener(SubscriptionListener listener) {
+        subscriptionListeners.remove(listener);
+    }
+
+    @Override
+    public SecurityPolicy getSecurityPolicy() {
+        return security.policy();
+    }
+
+    @Override
+    public void setSecurityPolicy(SecurityPolicy policy) {
+        security.setPolicy(policy);
+    }
+
+    // ---- notifications ---------------------------------------------------------------------------------------
+
+    void notifySessionAdded(ServerSessionImpl session, ServerMessage handshake) {
+        for (SessionListener listener : sessionListeners.list()) {
+            Callbacks.run(listener, () -> listener.sessionAdded(session, handshake));
+        }
+    }
+
+    void notifySessionRemoved(ServerSessionImpl session, ServerMessage message, boolean expired) {
+        for (SessionListener listener : sessionListeners.list()) {
+            Callbacks.run(listener, () -> listener.sessionRemoved(session, message, expired));
+        }
+    }
+
+    void notifyChannelAdded(ServerChannelImpl channel) {
+        for (ChannelListener listener : channelListeners.list()) {
+            Callbacks.run(listener, () -> listener.channelAdded(channel));
+        }
+    }
+
+    void notifyChannelRemoved(String name) {
+        for (ChannelListener listener : channelListeners.list()) {
+            Callbacks.run(listener, () -> listener.channelRemoved(name));
+        }
+    }
+
+    void notifySubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
+        for (SubscriptionListener listener : subscriptionListeners.list()) {
+            Callbacks.run(listener, () -> listener.subscribed(session, channel, message));
+        }
+    }
+
+    void notifyUnsubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
+        for (SubscriptionListener listener : subscriptionListeners.list()) {
+            Callbacks.run(listener, () -> listener.unsubscribed(session, channel, message));
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package org.bayeux.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Message;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.transport.Carrier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The incoming path: for each message of a batch, in order, validate, run incoming extensions, then the meta
+ * handler, or publish; then run outgoing extensions on the reply; finally answer the batch on its carrier.
+ */
+final class MessageProcessor {
+    private static final Logger LOG = LoggerFactory.getLogger(MessageProcessor.class);
+
+    private final BayeuxServerImpl server;
+    private final MetaHandlers meta;
+
+    MessageProcessor(BayeuxServerImpl server) {
+        this.server = server;
+        this.meta = new MetaHandlers(server);
+    }
+
+    MetaHandlers meta() {
+        return meta;
+    }
+
+    CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
+        List<Outcome> outcomes = new ArrayList<>(batch.size());
+        boolean alone = batch.size() == 1;
+        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
+        for (ServerMessageImpl message : batch) {
+            chain = chain.thenCompose(ignored -> processSafely(message, carrier, alone)).thenAccept(outcomes::add);
+        }
+        return chain.thenAccept(ignored -> respond(outcomes, carrier));
+    }
+
+    private CompletionStage<Outcome> processSafely(ServerMessageImpl message, Carrier carrier, boolean alone) {
+        CompletionStage<Outcome> outcome;
+        try {
+            outcome = process(message, carrier, alone);
+        } catch (RuntimeException failure) {
+            outcome = CompletableFuture.failedFuture(failure);
+        }
+        return outcome.exceptionally(failure -> {
+            LOG.warn("Failed to process {}", message, failure);
+            return Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 500, "", "server_error"));
+        });
+    }
+
+    private CompletionStage<Outcome> process(ServerMessageImpl message, Carrier carrier, boolean alone) {
+        String channel = message.getChannel();
+        if (channel == null) {
+            return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 400, "", "channel_missing")));
+        }
+        if (!ChannelId.isValid(channel)) {
+            return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
+        }
+        boolean handshake = Message.META_HANDSHAKE.equals(channel);
+        ServerSessionImpl session = handshake ? null : server.sessions().get(message.getClientId());
+        return server.extensions().incoming(session, message).thenCompose(keep -> {
+            if (!keep) {
+                return done(Outcome.reply(session, Outcome.fail(Outcome.replyTo(message), 404, "", "message_deleted")));
+            }
+            if (handshake) {
+                return meta.handshake(message, carrier);
+            }
+            if (session == null || session.getState().isEnded()) {
+                return done(Outcome.reply(null, MetaHandlers.unknownSession(message)));
+            }
+            return dispatch(session, message, carrier, alone);
+        }).thenCompose(this::replyOutgoing);
+    }
+
+    private CompletionStage<Outcome> dispatch(ServerSessionImpl session, ServerMessageImpl message, Carrier carrier,
+            boolean alone) {
+        String channel = message.getChannel();
+        if (!Message.META_CONNECT.equals(channel)) {
+            session.touch();
+        }
+        switch (channel) {
+            case Message.META_CONNECT:
+                return meta.connect(session, message, carrier, alone);
+            case Message.META_SUBSCRIBE:
+                return meta.subscribe(session, message);
+            case Message.META_UNSUBSCRIBE:
+                return meta.unsubscribe(session, message);
+            case Message.META_DISCONNECT:
+                return meta.disconnect(session, message);
+            default:
+                if (channel.startsWith(ChannelId.META_PREFIX)) {
+                    return done(Outcome.reply(session, Outcome.fail(Outcome.replyTo(message), 403, channel, "publish_denied")));
+                }
+                return publish(session, message);
+        }
+    }
+
+    private CompletionStage<Outcome> publish(ServerSessionImpl session, ServerMessageImpl message) {
+        ServerMessageImpl reply = Outcome.replyTo(message);
+        ChannelId id = message.getChannelId();
+        if (id.isWildcard()) {
+            return done(Outcome.reply(session, Outcome.fail(reply, 405, id.name(), "channel_invalid")));
+        }
+        return meta.channelFor(session, id, message).thenCompose(channel -> {
+            if (channel == null) {
+                return done(Outcome.reply(session, Outcome.fail(reply, 403, id.name(), "publish_denied")));
+            }
+            return server.security().canPublish(session, channel, message).thenCompose(denial -> {
+                if (denial != null) {
+                    return done(Outcome.reply(session, Outcome.fail(reply, 403, denial, "publish_denied")));
+                }
+                return server.publisher().publish(session, channel, message).thenApply(published -> {
+                    if (published) {
+                        reply.setSuccessful(true);
+                    } else {
+                        Outcome.fail(reply, 404, "", "message_deleted");
+                    }
+                    return Outcome.reply(session, reply);
+                });
+            });
+        });
+    }
+
+    private CompletionStage<Outcome> replyOutgoing(Outcome outcome) {
+        if (outcome.held || outcome.reply == null) {
+            return done(outcome);
+        }
+        ServerSessionImpl receiver = outcome.session != null ? outcome.session
+                : server.sessions().get(outcome.reply.getClientId());
+        return server.extensions().reply(receiver, outcome.reply)
+                .thenApply(keep -> keep ? outcome : outcome.withoutReply());
+    }
+
+    private void respond(List<Outcome> outcomes, Carrier carrier) {
+        if (outcomes.size() == 1 && outcomes.get(0).held) {
+            return;
+        }
+        List<ServerMessage> response = new ArrayList<>(outcomes.size() + 4);
+        ServerSessionImpl session = null;
+        for (Outcome outcome : outcomes) {
+            response.addAll(outcome.before);
+            if (outcome.session != null && !outcome.session.getState().isEnded()) {
+                session = outcome.session;
+            }
+        }
+        if (session != null) {
+            response.addAll(session.takeForPiggyback(carrier));
+        }
+        for (Outcome outcome : outcomes) {
+            if (outcome.reply != null) {
+                outcome.reply.freeze();
+                response.add(outcome.reply);
+            }
+        }
+        carrier.send(response);
+    }
+
+    private static CompletionStage<Outcome> done(Outcome outcome) {
+        return CompletableFuture.completedFuture(outcome);
+    }
+}

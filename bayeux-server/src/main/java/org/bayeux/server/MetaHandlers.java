@@ -1,0 +1,291 @@
+package org.bayeux.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Message;
+import org.bayeux.api.server.ServerSession.State;
+import org.bayeux.server.transport.Carrier;
+
+/**
+ * The handlers of the five meta channels and the advice rules of the protocol.
+ */
+final class MetaHandlers {
+    private final BayeuxServerImpl server;
+
+    MetaHandlers(BayeuxServerImpl server) {
+        this.server = server;
+    }
+
+    // ---- handshake -------------------------------------------------------------------------------------------
+
+    CompletionStage<Outcome> handshake(ServerMessageImpl request, Carrier carrier) {
+        ServerMessageImpl reply = Outcome.replyTo(request);
+        Object version = request.get(Message.VERSION_FIELD);
+        Object minimum = request.get(Message.MIN_VERSION_FIELD);
+        if (version != null && !String.valueOf(version).startsWith("1")) {
+            return failedHandshake(reply, 300, String.valueOf(version), "version_mismatch");
+        }
+        if (minimum != null && isAboveOne(String.valueOf(minimum))) {
+            return failedHandshake(reply, 300, String.valueOf(minimum), "version_mismatch");
+        }
+        Object offered = request.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD);
+        if (offered instanceof List && !(carrier instanceof LocalSessionImpl.LocalCarrier)) {
+            List<?> types = (List<?>) offered;
+            if (types.stream().noneMatch(server.getTransportNames()::contains)) {
+                return failedHandshake(reply, 301, joined(types), "connection_types_mismatch");
+            }
+        }
+        LocalSessionImpl local = carrier instanceof LocalSessionImpl.LocalCarrier
+                ? ((LocalSessionImpl.LocalCarrier) carrier).session() : null;
+        ServerSessionImpl session = new ServerSessionImpl(server, server.sessions().newId(local == null ? null
+                : local.idHint()), local);
+        return server.security().canHandshake(session, request).thenApply(allowed -> {
+            if (!allowed) {
+                Outcome.fail(reply, 403, "", "handshake_denied");
+                reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_NONE));
+                return Outcome.reply(null, reply);
+            }
+            server.sessions().add(session);
+            if (local != null) {
+                session.connect(reply, 0, false, carrier);
+            } else {
+                carrier.attach(session);
+            }
+            reply.setSuccessful(true);
+            reply.setClientId(session.getId());
+            reply.put(Message.VERSION_FIELD, "1.0");
+            reply.put(Message.MIN_VERSION_FIELD, "1.0");
+            reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, new ArrayList<>(server.getTransportNames()));
+            reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
+            server.notifySessionAdded(session, request);
+            return Outcome.reply(session, reply);
+        });
+    }
+
+    /** @return true if a dotted version such as {@code 1.1} or {@code 2} is above {@code 1.0} */
+    static boolean isAboveOne(String version) {
+        String[] parts = version.trim().split("\\.");
+        for (int i = 0; i < parts.length; i++) {
+            long number;
+            try {
+                number = Long.parseLong(parts[i]);
+            } catch (NumberFormatException notNumeric) {
+                return false;
+            }
+            long limit = i == 0 ? 1 : 0;
+            if (number != limit) {
+                return number > limit;
+            }
+        }
+        return false;
+    }
+
+    private static CompletionStage<Outcome> failedHandshake(ServerMessageImpl reply, int code, String args, String token) {
+        Outcome.fail(reply, code, args, token);
+        reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_NONE));
+        return CompletableFuture.completedFuture(Outcome.reply(null, reply));
+    }
+
+    private static String joined(List<?> values) {
+        StringBuilder text = new StringBuilder();
+        for (Object value : values) {
+            text.append(text.length() == 0 ? "" : ",").append(value);
+        }
+        return text.toString();
+    }
+
+    // ---- connect ---------------------------------------------------------------------------------------------
+
+    CompletionStage<Outcome> connect(ServerSessionImpl session, ServerMessageImpl request, Carrier carrier, boolean alone) {
+        ServerMessageImpl reply = Outcome.replyTo(request);
+        Object type = request.get(Message.CONNECTION_TYPE_FIELD);
+        if (type != null && !server.acceptsConnectionType(String.valueOf(type))) {
+            Outcome.fail(reply, 301, String.valueOf(type), "connection_type_unsupported");
+            reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_HANDSHAKE));
+            return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+        }
+        reply.setSuccessful(true);
+        reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
+        ServerSessionImpl.ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
+        if (outcome == null) {
+            return CompletableFuture.completedFuture(Outcome.reply(null, unknownSession(request)));
+        }
+        if (outcome.isHeld()) {
+            return CompletableFuture.completedFuture(Outcome.HELD);
+        }
+        return CompletableFuture.completedFuture(Outcome.reply(session, reply, outcome.messages));
+    }
+
+    private static long requestedTimeout(ServerMessageImpl request) {
+        Map<String, Object> advice = request.getAdvice();
+        Object timeout = advice == null ? null : advice.get(Message.TIMEOUT_FIELD);
+        if (timeout instanceof Number) {
+            return Math.max(0, ((Number) timeout).longValue());
+        }
+        return -1;
+    }
+
+    // ---- subscribe and unsubscribe ---------------------------------------------------------------------------
+
+    CompletionStage<Outcome> subscribe(ServerSessionImpl session, ServerMessageImpl request) {
+        ServerMessageImpl reply = Outcome.replyTo(request);
+        List<String> channels = subscriptionsOf(request, reply);
+        if (channels == null) {
+            return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+        }
+        CompletionStage<Boolean> chain = CompletableFuture.completedFuture(Boolean.TRUE);
+        for (String name : channels) {
+            chain = chain.thenCompose(goOn -> goOn ? subscribeOne(session, request, reply, name)
+                    : CompletableFuture.completedFuture(Boolean.FALSE));
+        }
+        return chain.thenApply(allDone -> {
+            if (allDone) {
+                reply.setSuccessful(true);
+            }
+            return Outcome.reply(session, reply);
+        });
+    }
+
+    private CompletionStage<Boolean> subscribeOne(ServerSessionImpl session, ServerMessageImpl request,
+            ServerMessageImpl reply, String name) {
+        if (!ChannelId.isValid(name)) {
+            Outcome.fail(reply, 403, "", "subscription_invalid");
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        ChannelId id = ChannelId.of(name);
+        if (id.isMeta()) {
+            Outcome.fail(reply, 403, name, "subscribe_denied");
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        if (id.isService() && !session.isLocalSession()) {
+            // A remote session's subscription to a service channel succeeds and is not recorded.
+            return CompletableFuture.completedFuture(Boolean.TRUE);
+        }
+        return channelFor(session, id, request).thenCompose(channel -> {
+            if (channel == null) {
+                Outcome.fail(reply, 403, name, "subscribe_denied");
+                return CompletableFuture.completedFuture(Boolean.FALSE);
+            }
+            return server.security().canSubscribe(session, channel, request).thenApply(denial -> {
+                if (denial != null) {
+                    Outcome.fail(reply, 403, denial, "subscribe_denied");
+                    return Boolean.FALSE;
+                }
+                channel.subscribe(session, request);
+                return Boolean.TRUE;
+            });
+        });
+    }
+
+    /**
+     * @return the channel, created if absent and allowed; null if its creation was refused
+     */
+    CompletionStage<ServerChannelImpl> channelFor(ServerSessionImpl session, ChannelId id, ServerMessageImpl request) {
+        ServerChannelImpl existing = server.channels().get(id.name());
+        if (existing != null) {
+            return CompletableFuture.completedFuture(existing);
+        }
+        return server.security().canCreate(session, id, request)
+                .thenApply(denial -> denial == null ? server.channels().createIfAbsent(id) : null);
+    }
+
+    CompletionStage<Outcome> unsubscribe(ServerSessionImpl session, ServerMessageImpl request) {
+        ServerMessageImpl reply = Outcome.replyTo(request);
+        List<String> channels = subscriptionsOf(request, reply);
+        if (channels == null) {
+            return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+        }
+        for (String name : channels) {
+            if (!ChannelId.isValid(name)) {
+                Outcome.fail(reply, 403, "", "subscription_invalid");
+                return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+            }
+            if (ChannelId.of(name).isMeta()) {
+                Outcome.fail(reply, 403, name, "subscribe_denied");
+                return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+            }
+            ServerChannelImpl channel = server.channels().get(name);
+            if (channel != null) {
+                channel.unsubscribe(session, request);
+            }
+        }
+        reply.setSuccessful(true);
+        return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+    }
+
+    /**
+     * Reads the {@code subscription} field and echoes it in the reply.
+     *
+     * @return the channel names, or null after marking the reply failed
+     */
+    private static List<String> subscriptionsOf(ServerMessageImpl request, ServerMessageImpl reply) {
+        Object field = request.get(Message.SUBSCRIPTION_FIELD);
+        if (field == null) {
+            Outcome.fail(reply, 403, "", "subscription_missing");
+            return null;
+        }
+        reply.put(Message.SUBSCRIPTION_FIELD, field);
+        List<String> names = new ArrayList<>();
+        if (field instanceof String) {
+            names.add((String) field);
+        } else if (field instanceof List && !((List<?>) field).isEmpty()) {
+            for (Object entry : (List<?>) field) {
+                if (!(entry instanceof String)) {
+                    Outcome.fail(reply, 403, "", "subscription_invalid");
+                    return null;
+                }
+                names.add((String) entry);
+            }
+        } else {
+            Outcome.fail(reply, 403, "", "subscription_invalid");
+            return null;
+        }
+        return names;
+    }
+
+    // ---- disconnect ------------------------------------------------------------------------------------------
+
+    CompletionStage<Outcome> disconnect(ServerSessionImpl session, ServerMessageImpl request) {
+        ServerMessageImpl reply = Outcome.replyTo(request);
+        reply.setSuccessful(true);
+        server.sessions().remove(session, request, State.DISCONNECTED, false);
+        return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+    }
+
+    // ---- errors and advice -----------------------------------------------------------------------------------
+
+    /**
+     * @param request a message whose clientId is unknown or expired
+     * @return {@code 402::session_unknown}, with handshake advice on handshake and connect replies only
+     */
+    static ServerMessageImpl unknownSession(ServerMessageImpl request) {
+        ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(request), 402, "", "session_unknown");
+        String channel = request.getChannel();
+        if (Message.META_CONNECT.equals(channel) || Message.META_HANDSHAKE.equals(channel)) {
+            reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_HANDSHAKE));
+        }
+        return reply;
+    }
+
+    private static Map<String, Object> advice(String reconnect) {
+        Map<String, Object> advice = new java.util.HashMap<>(4);
+        advice.put(Message.RECONNECT_FIELD, reconnect);
+        advice.put(Message.INTERVAL_FIELD, 0L);
+        return advice;
+    }
+
+    /** The whole advice object: CometD clients replace their advice with it, so a partial one would reset values. */
+    static Map<String, Object> fullAdvice(ServerSessionImpl session, String reconnect) {
+        Map<String, Object> advice = new java.util.HashMap<>(8);
+        advice.put(Message.RECONNECT_FIELD, reconnect);
+        advice.put(Message.INTERVAL_FIELD, session.getInterval().toMillis());
+        advice.put(Message.TIMEOUT_FIELD, session.getTimeout().toMillis());
+        advice.put(Message.MAX_INTERVAL_FIELD, session.getMaxInterval().toMillis());
+        return advice;
+    }
+}

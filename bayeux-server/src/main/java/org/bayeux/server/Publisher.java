@@ -1,0 +1,103 @@
+package org.bayeux.server;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Message;
+import org.bayeux.api.server.ChannelMessageListener;
+import org.bayeux.server.internal.Callbacks;
+
+/**
+ * The path of a published message once it is allowed: channel listeners (which may change or veto it), outgoing
+ * server extensions, freeze, then fan-out to every subscriber of the channel and of its wildcard ancestors, each
+ * session once.
+ */
+final class Publisher {
+    private final BayeuxServerImpl server;
+
+    Publisher(BayeuxServerImpl server) {
+        this.server = server;
+    }
+
+    /**
+     * @param sender the publishing session, or null
+     * @param channel the channel, not a wildcard
+     * @param message the message; becomes frozen and shared
+     * @return true if the message was delivered to the subscribers (possibly none), false if it was dropped
+     */
+    CompletionStage<Boolean> publish(ServerSessionImpl sender, ServerChannelImpl channel, ServerMessageImpl message) {
+        ChannelId id = channel.getChannelId();
+        if (id.isWildcard() || id.isMeta()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("Cannot publish to " + id));
+        }
+        if (!message.containsKey(Message.DATA_FIELD)) {
+            message.setData(null);
+        }
+        List<ServerChannelImpl> matching = server.channels().matching(id);
+        CompletionStage<Boolean> listened = CompletableFuture.completedFuture(Boolean.TRUE);
+        for (ServerChannelImpl target : matching) {
+            for (ChannelMessageListener listener : target.messageListeners()) {
+                listened = listened.thenCompose(goOn -> goOn
+                        ? Callbacks.<Boolean>ask(listener, promise -> listener.onMessage(sender, channel, message, promise),
+                                Boolean.TRUE)
+                        : CompletableFuture.completedFuture(Boolean.FALSE));
+            }
+        }
+        return listened
+                .thenCompose(goOn -> {
+                    if (!goOn) {
+                        return CompletableFuture.completedFuture(Boolean.FALSE);
+                    }
+                    // Listeners (services) see the request as sent. Subscribers must not: the clientId is a
+                    // credential, and the id would complete another client's remote call.
+                    message.remove(Message.CLIENT_ID_FIELD);
+                    message.remove(Message.ID_FIELD);
+                    return server.extensions().outgoing(sender, null, message);
+                })
+                .thenApply(goOn -> {
+                    if (goOn) {
+                        if (channel.isLazy()) {
+                            message.setLazy(true);
+                        }
+                        message.freeze();
+                        fanOut(sender, channel, matching, message);
+                    }
+                    return goOn;
+                });
+    }
+
+    private void fanOut(ServerSessionImpl sender, ServerChannelImpl channel, List<ServerChannelImpl> matching,
+            ServerMessageImpl message) {
+        boolean service = channel.isService();
+        boolean toPublisher = sender != null && sender.isBroadcastToPublisher() && channel.isBroadcastToPublisher();
+        if (matching.size() == 1) {
+            for (ServerSessionImpl subscriber : matching.get(0).subscribers()) {
+                deliver(sender, subscriber, message, service, toPublisher);
+            }
+            return;
+        }
+        Set<ServerSessionImpl> reached = new HashSet<>();
+        for (ServerChannelImpl target : matching) {
+            for (ServerSessionImpl subscriber : target.subscribers()) {
+                if (reached.add(subscriber)) {
+                    deliver(sender, subscriber, message, service, toPublisher);
+                }
+            }
+        }
+    }
+
+    private static void deliver(ServerSessionImpl sender, ServerSessionImpl subscriber, ServerMessageImpl message,
+            boolean service, boolean toPublisher) {
+        if (subscriber == sender && !toPublisher) {
+            return;
+        }
+        if (service && !subscriber.isLocalSession()) {
+            return;
+        }
+        subscriber.enqueue(sender, message);
+    }
+}

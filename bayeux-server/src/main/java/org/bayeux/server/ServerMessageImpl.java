@@ -1,0 +1,142 @@
+package org.bayeux.server;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.server.ServerMessage;
+
+/**
+ * The engine's message: a hash map that can be frozen. A frozen message refuses changes and caches its JSON bytes,
+ * so a broadcast is encoded once however many sessions receive it.
+ */
+public final class ServerMessageImpl extends HashMap<String, Object> implements ServerMessage.Mutable {
+    private static final long serialVersionUID = 1L;
+
+    private transient ServerMessage associated;
+    private transient boolean lazy;
+    private transient volatile boolean frozen;
+    private transient volatile byte[] json;
+    private transient ChannelId channelId;
+
+    /** Creates an empty message. */
+    public ServerMessageImpl() {
+        super(16);
+    }
+
+    /**
+     * @param fields the fields to copy (a shallow copy)
+     */
+    public ServerMessageImpl(Map<String, Object> fields) {
+        super(fields);
+    }
+
+    @Override
+    public ServerMessage getAssociated() {
+        return associated;
+    }
+
+    @Override
+    public void setAssociated(ServerMessage associated) {
+        this.associated = associated;
+    }
+
+    @Override
+    public boolean isLazy() {
+        return lazy;
+    }
+
+    @Override
+    public void setLazy(boolean lazy) {
+        checkNotFrozen();
+        this.lazy = lazy;
+    }
+
+    @Override
+    public boolean isFrozen() {
+        return frozen;
+    }
+
+    /** Makes this message unchangeable; from now on it may be shared between sessions and threads. */
+    public void freeze() {
+        frozen = true;
+    }
+
+    @Override
+    public ChannelId getChannelId() {
+        String channel = getChannel();
+        ChannelId cached = channelId;
+        if (cached != null && cached.name().equals(channel)) {
+            return cached;
+        }
+        if (channel == null || !ChannelId.isValid(channel)) {
+            return null;
+        }
+        cached = ChannelId.of(channel);
+        channelId = cached;
+        return cached;
+    }
+
+    @Override
+    public ServerMessage.Mutable copy() {
+        ServerMessageImpl copy = new ServerMessageImpl(this);
+        copy.lazy = lazy;
+        return copy;
+    }
+
+    /**
+     * Returns this message as UTF-8 JSON. A frozen message is encoded once and the bytes are cached.
+     *
+     * @param codec the codec to encode with
+     * @return the JSON bytes; callers must not change them
+     */
+    public byte[] toJsonBytes(JsonCodec codec) {
+        if (!frozen) {
+            return codec.toJsonBytes(this);
+        }
+        byte[] bytes = json;
+        if (bytes == null) {
+            // Two threads may both encode the first time; both results are equal, so no lock is needed.
+            bytes = codec.toJsonBytes(this);
+            json = bytes;
+        }
+        return bytes;
+    }
+
+    private void checkNotFrozen() {
+        if (frozen) {
+            throw new UnsupportedOperationException("Message is frozen: " + this);
+        }
+    }
+
+    @Override
+    public Object put(String key, Object value) {
+        checkNotFrozen();
+        return super.put(key, value);
+    }
+
+    @Override
+    public void putAll(Map<? extends String, ?> fields) {
+        checkNotFrozen();
+        super.putAll(fields);
+    }
+
+    @Override
+    public Object remove(Object key) {
+        checkNotFrozen();
+        return super.remove(key);
+    }
+
+    @Override
+    public void clear() {
+        checkNotFrozen();
+        super.clear();
+    }
+
+    @Override
+    public Object putIfAbsent(String key, Object value) {
+        checkNotFrozen();
+        return super.putIfAbsent(key, value);
+    }
+}

@@ -1,0 +1,668 @@
+package org.bayeux.server;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.bayeux.api.Message;
+import org.bayeux.api.Promise;
+import org.bayeux.api.Session;
+import org.bayeux.api.server.DeQueueListener;
+import org.bayeux.api.server.LocalSession;
+import org.bayeux.api.server.MaxQueueListener;
+import org.bayeux.api.server.QueueListener;
+import org.bayeux.api.server.ServerChannel;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.SessionExtension;
+import org.bayeux.api.server.SessionMessageListener;
+import org.bayeux.api.server.SessionRemovedListener;
+import org.bayeux.server.internal.CallbackList;
+import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.transport.Carrier;
+
+/**
+ * One session of the engine: its state, its one lock and one queue, the connect it holds, and its expiry.
+ *
+ * <p>Everything that changes the queue, the held connect or the expiry happens under {@link #lock}. The
+ * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
+ * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
+ */
+final class ServerSessionImpl extends SessionSettings {
+    private final BayeuxServerImpl server;
+    private final String id;
+    private final LocalSessionImpl localSession;
+    private final Object lock = new Object();
+    private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
+
+    private final CallbackList<SessionExtension> extensions = new CallbackList<>();
+    private final CallbackList<QueueListener> queueListeners = new CallbackList<>();
+    private final CallbackList<DeQueueListener> deQueueListeners = new CallbackList<>();
+    private final CallbackList<MaxQueueListener> maxQueueListeners = new CallbackList<>();
+    private final CallbackList<SessionMessageListener> messageListeners = new CallbackList<>();
+    private final CallbackList<SessionRemovedListener> removedListeners = new CallbackList<>();
+
+    private volatile State state = State.HANDSHAKEN;
+    private volatile Carrier carrier;
+    private volatile long expiresAtNanos;
+
+    // Guarded by lock.
+    private ArrayDeque<ServerMessage> queue;
+    private HeldConnect held;
+    private long holdCycle;
+    private int batchDepth;
+    private boolean connectedOnce;
+    private ScheduledFuture<?> lazyTask;
+    private long lazyDeadlineNanos;
+
+    ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
+        super(server.getConfig());
+        this.server = server;
+        this.id = id;
+        this.localSession = localSession;
+        this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
+    }
+
+    @Override
+    public String getId() {
+        return id;
+    }
+
+    @Override
+    public State getState() {
+        return state;
+    }
+
+    @Override
+    public boolean isHandshook() {
+        return !state.isEnded();
+    }
+
+    @Override
+    public boolean isConnected() {
+        return state == State.CONNECTED;
+    }
+
+    @Override
+    public boolean isLocalSession() {
+        return localSession != null;
+    }
+
+    @Override
+    public LocalSession getLocalSession() {
+        return localSession;
+    }
+
+    @Override
+    public String getTransportName() {
+        Carrier current = carrier;
+        return current == null ? null : current.transportName();
+    }
+
+    Carrier carrier() {
+        return carrier;
+    }
+
+    @Override
+    public int getQueueSize() {
+        synchronized (lock) {
+            return queue == null ? 0 : queue.size();
+        }
+    }
+
+    @Override
+    public Set<ServerChannel> getSubscriptions() {
+        return Set.copyOf(subscriptions);
+    }
+
+    void subscribed(ServerChannelImpl channel) {
+        subscriptions.add(channel);
+    }
+
+    void unsubscribed(ServerChannelImpl channel) {
+        subscriptions.remove(channel);
+    }
+
+    Set<ServerChannelImpl> subscriptions() {
+        return subscriptions;
+    }
+
+    // ---- delivery -------------------------------------------------------------------------------------------
+
+    @Override
+    public void deliver(Session sender, ServerMessage.Mutable message, Promise<Boolean> promise) {
+        ServerSessionImpl from = ServerChannelImpl.sessionOf(sender);
+        ServerMessageImpl outgoing = (ServerMessageImpl) message;
+        server.extensions().outgoing(from, this, outgoing).whenComplete((keep, failure) -> {
+            if (failure != null) {
+                promise.fail(failure);
+            } else if (!keep) {
+                promise.succeed(false);
+            } else {
+                outgoing.freeze();
+                promise.succeed(enqueue(from, outgoing));
+            }
+        });
+    }
+
+    @Override
+    public void deliver(Session sender, String channel, Object data, Promise<Boolean> promise) {
+        ServerMessageImpl message = new ServerMessageImpl();
+        message.setChannel(channel);
+        message.setData(data);
+        deliver(sender, message, promise);
+    }
+
+    /**
+     * Queues a frozen message for this session and wakes whatever carries the session, unless the message is lazy
+     * or a batch is open.
+     *
+     * @param sender the sending session, or null
+     * @param frozen the message, shared with other recipients
+     * @return true if the message was queued (or handed to a local session)
+     */
+    boolean enqueue(ServerSessionImpl sender, ServerMessage frozen) {
+        if (state.isEnded()) {
+            return false;
+        }
+        ServerMessage message = applyOutgoingExtensions(frozen);
+        if (message == null) {
+            return false;
+        }
+        for (SessionMessageListener listener : messageListeners.list()) {
+            ServerMessage seen = message;
+            if (!Callbacks.test(listener, () -> listener.onMessage(this, sender, seen), true)) {
+                return false;
+            }
+        }
+        if (localSession != null) {
+            localSession.receive(message);
+            return true;
+        }
+        long lazyDelayNanos = message.isLazy() ? server.lazyTimeoutOf(message).toNanos() : 0;
+        boolean overflowDisconnect = false;
+        boolean wake;
+        synchronized (lock) {
+            if (state.isEnded() || !offerToQueueListeners(sender, message)) {
+                return false;
+            }
+            ArrayDeque<ServerMessage> pending = queue();
+            if (pending.size() >= getMaxQueue()) {
+                Overflow overflow = resolveOverflow(pending, sender, message);
+                if (overflow == Overflow.DROP) {
+                    return false;
+                }
+                overflowDisconnect = overflow == Overflow.DISCONNECT;
+            }
+            if (!overflowDisconnect) {
+                pending.add(message);
+            }
+            wake = !overflowDisconnect && batchDepth == 0 && (lazyDelayNanos == 0 || scheduleLazyFlush(lazyDelayNanos));
+        }
+        if (overflowDisconnect) {
+            server.logger().info("Session {} queue reached maxQueue={}; disconnecting it", id, getMaxQueue());
+            server.sessions().remove(this, null, State.DISCONNECTED, true);
+            return false;
+        }
+        if (wake) {
+            flush();
+        }
+        return true;
+    }
+
+    private ServerMessage applyOutgoingExtensions(ServerMessage message) {
+        ServerMessage current = message;
+        for (SessionExtension extension : extensions.list()) {
+            ServerMessage input = current;
+            ServerMessage[] output = {input};
+            Callbacks.run(extension, () -> output[0] = extension.send(this, input));
+            current = output[0];
+            if (current == null) {
+                return null;
+            }
+            if (current != input && !current.isFrozen()) {
+                ((ServerMessageImpl) current).freeze();
+            }
+        }
+        return current;
+    }
+
+    private boolean offerToQueueListeners(ServerSessionImpl sender, ServerMessage message) {
+        for (QueueListener listener : queueListeners.list()) {
+            if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What to do with a message that finds the queue full. */
+    private enum Overflow { ENQUEUE, DROP, DISCONNECT }
+
+    private Overflow resolveOverflow(ArrayDeque<ServerMessage> pending, ServerSessionImpl sender, ServerMessage message) {
+        if (!maxQueueListeners.isEmpty()) {
+            for (MaxQueueListener listener : maxQueueListeners.list()) {
+                if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending, sender, message), false)) {
+                    return Overflow.DROP;
+                }
+            }
+            return Overflow.ENQUEUE;
+        }
+        switch (server.getConfig().maxQueuePolicy()) {
+            case DROP_OLDEST:
+                pending.poll();
+                return Overflow.ENQUEUE;
+            case DROP_NEWEST:
+                return Overflow.DROP;
+            default:
+                return Overflow.DISCONNECT;
+        }
+    }
+
+    private ArrayDeque<ServerMessage> queue() {
+        if (queue == null) {
+            queue = new ArrayDeque<>(8);
+        }
+        return queue;
+    }
+
+    /** @return true if the lazy flush is due now (no delay), false if a timer will do it */
+    private boolean scheduleLazyFlush(long delayNanos) {
+        long deadline = System.nanoTime() + delayNanos;
+        if (lazyTask != null && lazyDeadlineNanos - deadline <= 0) {
+            return false;
+        }
+        if (lazyTask != null) {
+            lazyTask.cancel(false);
+        }
+        lazyDeadlineNanos = deadline;
+        lazyTask = server.scheduler().schedule(this::lazyFlush, delayNanos, TimeUnit.NANOSECONDS);
+        return false;
+    }
+
+    private void lazyFlush() {
+        synchronized (lock) {
+            lazyTask = null;
+            if (batchDepth > 0) {
+                return;
+            }
+        }
+        flush();
+    }
+
+    private void cancelLazyFlush() {
+        if (lazyTask != null) {
+            lazyTask.cancel(false);
+            lazyTask = null;
+        }
+    }
+
+    /**
+     * Sends what is queued through whatever carries the session: pushes it on a carrier that allows that while a
+     * connect is held, or completes the held connect. With no held connect, messages wait.
+     */
+    void flush() {
+        HeldConnect completing;
+        List<ServerMessage> messages;
+        synchronized (lock) {
+            if (batchDepth > 0 || held == null) {
+                return;
+            }
+            cancelLazyFlush();
+            if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
+                if (queue != null && !queue.isEmpty()) {
+                    held.carrier.send(drain(false));
+                }
+                return;
+            }
+            completing = held;
+            held = null;
+            completing.cancelTimeout();
+            messages = drain(true);
+        }
+        completeConnect(completing, messages);
+    }
+
+    /**
+     * Takes the queue for delivery; {@link DeQueueListener}s may rewrite it first. Called under the lock.
+     *
+     * @param forConnectReply true when building a connect reply: listeners run even for an empty queue
+     */
+    private List<ServerMessage> drain(boolean forConnectReply) {
+        ArrayDeque<ServerMessage> pending = queue();
+        if (forConnectReply || !pending.isEmpty()) {
+            for (DeQueueListener listener : deQueueListeners.list()) {
+                Callbacks.run(listener, () -> listener.deQueue(this, pending));
+            }
+        }
+        if (pending.isEmpty()) {
+            return List.of();
+        }
+        List<ServerMessage> result = new ArrayList<>(pending);
+        pending.clear();
+        cancelLazyFlush();
+        return result;
+    }
+
+    /**
+     * Takes queued messages to send with the replies of a batch, if piggy-backing is allowed.
+     *
+     * @param carrier the carrier the batch arrived on
+     * @return the messages, possibly none
+     */
+    List<ServerMessage> takeForPiggyback(Carrier carrier) {
+        if (!carrier.allowsPiggyback() || isMetaConnectDeliveryOnly() || localSession != null) {
+            return List.of();
+        }
+        synchronized (lock) {
+            if (batchDepth > 0 || queue == null || queue.isEmpty()) {
+                return List.of();
+            }
+            return drain(false);
+        }
+    }
+
+    // ---- connect ---------------------------------------------------------------------------------------------
+
+    /** The outcome of a {@code /meta/connect}: either held, or answered now with the messages to send first. */
+    static final class ConnectOutcome {
+        static final ConnectOutcome HELD = new ConnectOutcome(null);
+        final List<ServerMessage> messages;
+
+        ConnectOutcome(List<ServerMessage> messages) {
+            this.messages = messages;
+        }
+
+        boolean isHeld() {
+            return this == HELD;
+        }
+    }
+
+    /**
+     * Handles a connect: supersedes a held one, then holds this one or answers it now.
+     *
+     * @param reply the reply, advice filled in
+     * @param requestedTimeoutMillis the client's {@code advice.timeout} for this connect, or -1
+     * @param alone whether the connect is the only message of its batch
+     * @param via the carrier it arrived on
+     * @return null if the session has ended, else the outcome
+     */
+    ConnectOutcome connect(ServerMessageImpl reply, long requestedTimeoutMillis, boolean alone, Carrier via) {
+        HeldConnect superseded;
+        ConnectOutcome outcome;
+        synchronized (lock) {
+            if (state.isEnded()) {
+                return null;
+            }
+            state = State.CONNECTED;
+            carrier = via;
+            superseded = held;
+            held = null;
+            if (superseded != null) {
+                superseded.cancelTimeout();
+            }
+            boolean first = !connectedOnce;
+            connectedOnce = true;
+            long holdMillis = getTimeout().toMillis();
+            if (requestedTimeoutMillis >= 0) {
+                holdMillis = Math.min(holdMillis, requestedTimeoutMillis);
+            }
+            boolean nothingDue = queue == null || queue.isEmpty() || lazyTask != null;
+            Map<String, Object> refusal = null;
+            boolean hold = alone && !first && holdMillis > 0 && nothingDue && via.canHoldConnect() && batchDepth == 0
+                    && (refusal = via.refuseHold(this)) == null;
+            if (refusal != null) {
+                reply.getAdvice(true).putAll(refusal);
+            }
+            if (hold) {
+                HeldConnect connect = new HeldConnect(++holdCycle, reply, via);
+                held = connect;
+                expiresAtNanos = Long.MAX_VALUE;
+                long cycle = connect.cycle;
+                connect.timeoutTask = server.scheduler().schedule(() -> holdTimedOut(cycle), holdMillis,
+                        TimeUnit.MILLISECONDS);
+                outcome = ConnectOutcome.HELD;
+            } else {
+                outcome = new ConnectOutcome(drain(true));
+                if (localSession == null) {
+                    expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
+                }
+            }
+        }
+        via.attach(this);
+        if (superseded != null) {
+            superseded.carrier.holdEnded(this);
+            superseded.carrier.superseded();
+        }
+        return outcome;
+    }
+
+    private void holdTimedOut(long cycle) {
+        HeldConnect completing;
+        List<ServerMessage> messages;
+        synchronized (lock) {
+            if (held == null || held.cycle != cycle) {
+                return;
+            }
+            completing = held;
+            held = null;
+            messages = drain(true);
+        }
+        completeConnect(completing, messages);
+    }
+
+    private void completeConnect(HeldConnect connect, List<ServerMessage> messages) {
+        connect.carrier.holdEnded(this);
+        synchronized (lock) {
+            expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
+        }
+        server.sendReply(this, connect.reply, messages, connect.carrier);
+    }
+
+    /**
+     * The carrier of this session died (socket closed, request aborted, write failed): forget it, and start expiry
+     * if it held the session's connect.
+     *
+     * @param failed the carrier
+     */
+    void carrierFailed(Carrier failed) {
+        HeldConnect dropped = null;
+        synchronized (lock) {
+            if (held != null && held.carrier == failed) {
+                dropped = held;
+                held = null;
+                dropped.cancelTimeout();
+                expiresAtNanos = System.nanoTime() + expiryDelayNanos(false);
+            }
+            if (carrier == failed) {
+                carrier = null;
+            }
+        }
+        if (dropped != null) {
+            failed.holdEnded(this);
+        }
+    }
+
+    /** A message other than a connect arrived: the session lives at least {@code maxInterval} more. */
+    void touch() {
+        synchronized (lock) {
+            if (held == null && expiresAtNanos != Long.MAX_VALUE) {
+                long candidate = System.nanoTime() + expiryDelayNanos(false);
+                if (candidate - expiresAtNanos > 0) {
+                    expiresAtNanos = candidate;
+                }
+            }
+        }
+    }
+
+    boolean isExpired(long nowNanos) {
+        long deadline = expiresAtNanos;
+        return deadline != Long.MAX_VALUE && nowNanos - deadline > 0;
+    }
+
+    private long expiryDelayNanos(boolean withInterval) {
+        Duration delay = getMaxInterval();
+        if (withInterval) {
+            delay = delay.plus(getInterval());
+        }
+        return delay.toNanos();
+    }
+
+    // ---- end of life -----------------------------------------------------------------------------------------
+
+    /**
+     * Ends the session: no more queuing, the held connect (if any) completes with {@code reconnect:"none"}.
+     *
+     * @param endState DISCONNECTED or EXPIRED
+     * @param tellClient whether to send {@code /meta/disconnect} first (a server-initiated disconnect)
+     * @return false if the session had already ended
+     */
+    boolean end(State endState, boolean tellClient) {
+        HeldConnect releasing;
+        Carrier last;
+        synchronized (lock) {
+            if (state.isEnded()) {
+                return false;
+            }
+            state = endState;
+            releasing = held;
+            held = null;
+            if (releasing != null) {
+                releasing.cancelTimeout();
+            }
+            if (queue != null) {
+                queue.clear();
+            }
+            cancelLazyFlush();
+            last = carrier;
+        }
+        List<ServerMessage> first = List.of();
+        if (tellClient) {
+            ServerMessageImpl disconnect = new ServerMessageImpl();
+            disconnect.setChannel(Message.META_DISCONNECT);
+            disconnect.setSuccessful(true);
+            disconnect.freeze();
+            first = List.of(disconnect);
+        }
+        if (releasing != null) {
+            releasing.carrier.holdEnded(this);
+            releasing.reply.getAdvice(true).put(Message.RECONNECT_FIELD, Message.RECONNECT_NONE);
+            server.sendReply(this, releasing.reply, first, releasing.carrier);
+        } else if (tellClient && last != null && last.pushesWhileHeld()) {
+            last.send(first);
+        }
+        return true;
+    }
+
+    void notifyRemoved(ServerMessage message, boolean expired) {
+        for (SessionRemovedListener listener : removedListeners.list()) {
+            Callbacks.run(listener, () -> listener.removed(this, message, expired));
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        server.sessions().remove(this, null, State.DISCONNECTED, true);
+    }
+
+    // ---- batching --------------------------------------------------------------------------------------------
+
+    @Override
+    public void startBatch() {
+        synchronized (lock) {
+            batchDepth++;
+        }
+    }
+
+    @Override
+    public boolean endBatch() {
+        synchronized (lock) {
+            if (batchDepth == 0 || --batchDepth > 0) {
+                return false;
+            }
+        }
+        flush();
+        return true;
+    }
+
+    // ---- callbacks -------------------------------------------------------------------------------------------
+
+    List<SessionExtension> extensionList() {
+        return extensions.list();
+    }
+
+    @Override
+    public void addExtension(SessionExtension extension) {
+        extensions.add(extension);
+    }
+
+    @Override
+    public void removeExtension(SessionExtension extension) {
+        extensions.remove(extension);
+    }
+
+    @Override
+    public List<SessionExtension> getExtensions() {
+        return extensions.snapshot();
+    }
+
+    @Override
+    public void addQueueListener(QueueListener listener) {
+        queueListeners.add(listener);
+    }
+
+    @Override
+    public void removeQueueListener(QueueListener listener) {
+        queueListeners.remove(listener);
+    }
+
+    @Override
+    public void addDeQueueListener(DeQueueListener listener) {
+        deQueueListeners.add(listener);
+    }
+
+    @Override
+    public void removeDeQueueListener(DeQueueListener listener) {
+        deQueueListeners.remove(listener);
+    }
+
+    @Override
+    public void addMaxQueueListener(MaxQueueListener listener) {
+        maxQueueListeners.add(listener);
+    }
+
+    @Override
+    public void removeMaxQueueListener(MaxQueueListener listener) {
+        maxQueueListeners.remove(listener);
+    }
+
+    @Override
+    public void addMessageListener(SessionMessageListener listener) {
+        messageListeners.add(listener);
+    }
+
+    @Override
+    public void removeMessageListener(SessionMessageListener listener) {
+        messageListeners.remove(listener);
+    }
+
+    @Override
+    public void addRemovedListener(SessionRemovedListener listener) {
+        removedListeners.add(listener);
+    }
+
+    @Override
+    public void removeRemovedListener(SessionRemovedListener listener) {
+        removedListeners.remove(listener);
+    }
+
+    @Override
+    public String toString() {
+        return "ServerSession[" + id + "," + state + "]";
+    }
+}

@@ -1,0 +1,326 @@
+package org.bayeux.server.config;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bayeux.api.json.JsonCodec;
+
+/**
+ * The engine's configuration: immutable, typed, and validated when built. Every key is described by a
+ * {@link ConfigOption} in {@link #OPTIONS}, which is also the source of the table in {@code docs/configuration.md}.
+ *
+ * <p>Build one with {@link #builder()}, or from text with {@link #fromMap(Map)}: an unknown key or a bad value fails
+ * with an {@link InvalidConfigurationException} that names the key and the value.</p>
+ */
+public final class BayeuxServerConfig {
+    /** What happens when a message arrives for a session whose queue holds {@code maxQueue} messages. */
+    public enum MaxQueuePolicy {
+        /** End the session: the client re-handshakes and knows it missed messages. */
+        DISCONNECT,
+        /** Drop the new message. */
+        DROP_NEWEST,
+        /** Drop the oldest queued message to make room. */
+        DROP_OLDEST
+    }
+
+    private static final Duration ZERO = Duration.ZERO;
+
+    /** How long a connect is held when nothing arrives. */
+    public static final ConfigOption<Duration> TIMEOUT = ConfigOption.duration("timeout", Duration.ofSeconds(30),
+            d -> d.compareTo(ZERO) > 0, "a duration above 0",
+            "How long the server holds a /meta/connect when nothing is queued; advised to clients as advice.timeout.");
+    /** The advised wait between connects. */
+    public static final ConfigOption<Duration> INTERVAL = ConfigOption.duration("interval", ZERO,
+            d -> !d.isNegative(), "a duration of 0 or more",
+            "How long clients wait after a connect reply before the next connect; advice.interval.");
+    /** How long a session survives without a connect. */
+    public static final ConfigOption<Duration> MAX_INTERVAL = ConfigOption.duration("maxInterval",
+            Duration.ofSeconds(10), d -> d.compareTo(ZERO) > 0, "a duration above 0",
+            "How long a session survives with no connect held before it expires; advice.maxInterval.");
+    /** The longest a lazy message may wait. */
+    public static final ConfigOption<Duration> MAX_LAZY_TIMEOUT = ConfigOption.duration("maxLazyTimeout",
+            Duration.ofSeconds(5), d -> !d.isNegative(), "a duration of 0 or more",
+            "The longest a lazy message waits before delivery; caps every channel's lazy timeout.");
+    /** How often expired sessions and unused channels are swept. */
+    public static final ConfigOption<Duration> SWEEP_PERIOD = ConfigOption.duration("sweepPeriod",
+            Duration.ofMillis(997), d -> d.compareTo(Duration.ofMillis(10)) >= 0, "a duration of at least 10ms",
+            "How often expired sessions and unused non-persistent channels are removed.");
+    /** The queue limit per session. */
+    public static final ConfigOption<Integer> MAX_QUEUE = ConfigOption.integer("maxQueue", 10_000, n -> n >= 1,
+            "an integer of at least 1",
+            "The most messages a session's queue holds; beyond it MaxQueueListeners or maxQueuePolicy decide.");
+    /** What to do at the queue limit. */
+    public static final ConfigOption<MaxQueuePolicy> MAX_QUEUE_POLICY = ConfigOption.choice("maxQueuePolicy",
+            MaxQueuePolicy.class, MaxQueuePolicy.DISCONNECT,
+            "What happens at maxQueue when no MaxQueueListener decides: end the session, drop the new message, or "
+                    + "drop the oldest.");
+    /** Whether a publisher receives its own messages. */
+    public static final ConfigOption<Boolean> BROADCAST_TO_PUBLISHER = ConfigOption.bool("broadcastToPublisher", true,
+            "Whether a subscribed publisher receives its own publishes; channels and sessions may override it.");
+    /** Whether messages go only in connect replies. */
+    public static final ConfigOption<Boolean> META_CONNECT_DELIVERY_ONLY = ConfigOption.bool(
+            "metaConnectDeliveryOnly", false,
+            "Whether messages reach clients only inside /meta/connect replies (never piggy-backed or pushed).");
+    /** The largest incoming message. */
+    public static final ConfigOption<Integer> MAX_MESSAGE_SIZE = ConfigOption.integer("maxMessageSizeBytes",
+            1024 * 1024, n -> n >= 1024, "an integer of at least 1024",
+            "The largest HTTP body or WebSocket message accepted, in bytes; above it: HTTP 413 or close 1009.");
+    /** The JSON codec. */
+    public static final ConfigOption<String> CODEC = ConfigOption.text("codec", "jackson",
+            name -> !name.isBlank(), "the name of a codec on the class path: jackson or jetty",
+            "The JSON codec: jackson (module bayeux-json-jackson) or jetty (module bayeux-json-jetty).");
+    /** The deepest nesting accepted in incoming JSON. */
+    public static final ConfigOption<Integer> MAX_NESTING_DEPTH = ConfigOption.integer("maxNestingDepth",
+            JsonCodec.DEFAULT_MAX_NESTING_DEPTH, n -> n >= 4 && n <= 1000, "an integer from 4 to 1000",
+            "The deepest nesting of JSON objects and arrays accepted in incoming messages.");
+
+    /** Every option, in documentation order. */
+    public static final List<ConfigOption<?>> OPTIONS = List.of(TIMEOUT, INTERVAL, MAX_INTERVAL, MAX_LAZY_TIMEOUT,
+            SWEEP_PERIOD, MAX_QUEUE, MAX_QUEUE_POLICY, BROADCAST_TO_PUBLISHER, META_CONNECT_DELIVERY_ONLY,
+            MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH);
+
+    private final Map<ConfigOption<?>, Object> values;
+
+    private BayeuxServerConfig(Map<ConfigOption<?>, Object> values) {
+        this.values = Collections.unmodifiableMap(values);
+    }
+
+    /** @return a configuration with every default */
+    public static BayeuxServerConfig defaults() {
+        return builder().build();
+    }
+
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Builds a configuration from text values, such as system properties or a servlet's init parameters.
+     *
+     * @param settings key to value; keys not in {@link #OPTIONS} are refused
+     * @return the configuration
+     * @throws InvalidConfigurationException for an unknown key or a bad value
+     */
+    public static BayeuxServerConfig fromMap(Map<String, String> settings) {
+        Builder builder = builder();
+        Map<String, ConfigOption<?>> byKey = new LinkedHashMap<>();
+        OPTIONS.forEach(option -> byKey.put(option.key(), option));
+        settings.forEach((key, text) -> {
+            ConfigOption<?> option = byKey.get(key);
+            if (option == null) {
+                throw new InvalidConfigurationException(key, text, "a known key: " + byKey.keySet());
+            }
+            builder.values.put(option, option.parse(text));
+        });
+        return builder.build();
+    }
+
+    /**
+     * @param option the option
+     * @param <T> its type
+     * @return its value
+     */
+    public <T> T get(ConfigOption<T> option) {
+        return option.type().cast(values.get(option));
+    }
+
+    /** @return {@link #TIMEOUT} */
+    public Duration timeout() {
+        return get(TIMEOUT);
+    }
+
+    /** @return {@link #INTERVAL} */
+    public Duration interval() {
+        return get(INTERVAL);
+    }
+
+    /** @return {@link #MAX_INTERVAL} */
+    public Duration maxInterval() {
+        return get(MAX_INTERVAL);
+    }
+
+    /** @return {@link #MAX_LAZY_TIMEOUT} */
+    public Duration maxLazyTimeout() {
+        return get(MAX_LAZY_TIMEOUT);
+    }
+
+    /** @return {@link #SWEEP_PERIOD} */
+    public Duration sweepPeriod() {
+        return get(SWEEP_PERIOD);
+    }
+
+    /** @return {@link #MAX_QUEUE} */
+    public int maxQueue() {
+        return get(MAX_QUEUE);
+    }
+
+    /** @return {@link #MAX_QUEUE_POLICY} */
+    public MaxQueuePolicy maxQueuePolicy() {
+        return get(MAX_QUEUE_POLICY);
+    }
+
+    /** @return {@link #BROADCAST_TO_PUBLISHER} */
+    public boolean broadcastToPublisher() {
+        return get(BROADCAST_TO_PUBLISHER);
+    }
+
+    /** @return {@link #META_CONNECT_DELIVERY_ONLY} */
+    public boolean metaConnectDeliveryOnly() {
+        return get(META_CONNECT_DELIVERY_ONLY);
+    }
+
+    /** @return {@link #MAX_MESSAGE_SIZE} */
+    public int maxMessageSizeBytes() {
+        return get(MAX_MESSAGE_SIZE);
+    }
+
+    /** @return {@link #CODEC} */
+    public String codec() {
+        return get(CODEC);
+    }
+
+    /** @return {@link #MAX_NESTING_DEPTH} */
+    public int maxNestingDepth() {
+        return get(MAX_NESTING_DEPTH);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("BayeuxServerConfig{");
+        OPTIONS.forEach(option -> text.append(option.key()).append('=').append(values.get(option)).append(", "));
+        text.setLength(text.length() - 2);
+        return text.append('}').toString();
+    }
+
+    /**
+     * Collects values; {@link #build()} validates them.
+     */
+    public static final class Builder {
+        private final Map<ConfigOption<?>, Object> values = new IdentityHashMap<>();
+
+        private Builder() {
+            OPTIONS.forEach(option -> values.put(option, option.defaultValue()));
+        }
+
+        /**
+         * @param option the option
+         * @param value its value; validated now
+         * @param <T> its type
+         * @return this builder
+         * @throws InvalidConfigurationException if the value breaks the option's rule
+         */
+        public <T> Builder set(ConfigOption<T> option, T value) {
+            values.put(option, option.validate(value));
+            return this;
+        }
+
+        /**
+         * @param timeout {@link #TIMEOUT}
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            return set(TIMEOUT, timeout);
+        }
+
+        /**
+         * @param interval {@link #INTERVAL}
+         * @return this builder
+         */
+        public Builder interval(Duration interval) {
+            return set(INTERVAL, interval);
+        }
+
+        /**
+         * @param maxInterval {@link #MAX_INTERVAL}
+         * @return this builder
+         */
+        public Builder maxInterval(Duration maxInterval) {
+            return set(MAX_INTERVAL, maxInterval);
+        }
+
+        /**
+         * @param maxLazyTimeout {@link #MAX_LAZY_TIMEOUT}
+         * @return this builder
+         */
+        public Builder maxLazyTimeout(Duration maxLazyTimeout) {
+            return set(MAX_LAZY_TIMEOUT, maxLazyTimeout);
+        }
+
+        /**
+         * @param sweepPeriod {@link #SWEEP_PERIOD}
+         * @return this builder
+         */
+        public Builder sweepPeriod(Duration sweepPeriod) {
+            return set(SWEEP_PERIOD, sweepPeriod);
+        }
+
+        /**
+         * @param maxQueue {@link #MAX_QUEUE}
+         * @return this builder
+         */
+        public Builder maxQueue(int maxQueue) {
+            return set(MAX_QUEUE, maxQueue);
+        }
+
+        /**
+         * @param policy {@link #MAX_QUEUE_POLICY}
+         * @return this builder
+         */
+        public Builder maxQueuePolicy(MaxQueuePolicy policy) {
+            return set(MAX_QUEUE_POLICY, policy);
+        }
+
+        /**
+         * @param broadcastToPublisher {@link #BROADCAST_TO_PUBLISHER}
+         * @return this builder
+         */
+        public Builder broadcastToPublisher(boolean broadcastToPublisher) {
+            return set(BROADCAST_TO_PUBLISHER, broadcastToPublisher);
+        }
+
+        /**
+         * @param metaConnectDeliveryOnly {@link #META_CONNECT_DELIVERY_ONLY}
+         * @return this builder
+         */
+        public Builder metaConnectDeliveryOnly(boolean metaConnectDeliveryOnly) {
+            return set(META_CONNECT_DELIVERY_ONLY, metaConnectDeliveryOnly);
+        }
+
+        /**
+         * @param maxMessageSizeBytes {@link #MAX_MESSAGE_SIZE}
+         * @return this builder
+         */
+        public Builder maxMessageSizeBytes(int maxMessageSizeBytes) {
+            return set(MAX_MESSAGE_SIZE, maxMessageSizeBytes);
+        }
+
+        /**
+         * @param codec {@link #CODEC}
+         * @return this builder
+         */
+        public Builder codec(String codec) {
+            return set(CODEC, codec);
+        }
+
+        /**
+         * @param maxNestingDepth {@link #MAX_NESTING_DEPTH}
+         * @return this builder
+         */
+        public Builder maxNestingDepth(int maxNestingDepth) {
+            return set(MAX_NESTING_DEPTH, maxNestingDepth);
+        }
+
+        /**
+         * @return the configuration
+         * @throws InvalidConfigurationException if values contradict each other
+         */
+        public BayeuxServerConfig build() {
+            return new BayeuxServerConfig(new IdentityHashMap<>(values));
+        }
+    }
+}

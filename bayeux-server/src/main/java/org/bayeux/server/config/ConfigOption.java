@@ -1,0 +1,170 @@
+package org.bayeux.server.config;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One configuration key: its name, type, default, rule and description. The same descriptor parses the key from
+ * text, validates it, and documents it in {@code docs/configuration.md}.
+ *
+ * @param <T> the value type
+ */
+public final class ConfigOption<T> {
+    private final String key;
+    private final Class<T> type;
+    private final T defaultValue;
+    private final Function<String, T> parser;
+    private final Predicate<T> rule;
+    private final String ruleText;
+    private final String description;
+
+    private ConfigOption(String key, Class<T> type, T defaultValue, Function<String, T> parser, Predicate<T> rule,
+            String ruleText, String description) {
+        this.key = key;
+        this.type = type;
+        this.defaultValue = defaultValue;
+        this.parser = parser;
+        this.rule = rule;
+        this.ruleText = ruleText;
+        this.description = description;
+    }
+
+    static ConfigOption<Duration> duration(String key, Duration defaultValue, Predicate<Duration> rule, String ruleText,
+            String description) {
+        return new ConfigOption<>(key, Duration.class, defaultValue, ConfigOption::parseDuration, rule, ruleText, description);
+    }
+
+    static ConfigOption<Integer> integer(String key, int defaultValue, Predicate<Integer> rule, String ruleText,
+            String description) {
+        return new ConfigOption<>(key, Integer.class, defaultValue, text -> Integer.valueOf(text.trim()), rule, ruleText,
+                description);
+    }
+
+    static ConfigOption<Boolean> bool(String key, boolean defaultValue, String description) {
+        return new ConfigOption<>(key, Boolean.class, defaultValue, ConfigOption::parseBoolean, value -> true, "true or false",
+                description);
+    }
+
+    static ConfigOption<String> text(String key, String defaultValue, Predicate<String> rule, String ruleText,
+            String description) {
+        return new ConfigOption<>(key, String.class, defaultValue, String::trim, rule, ruleText, description);
+    }
+
+    static <E extends Enum<E>> ConfigOption<E> choice(String key, Class<E> type, E defaultValue, String description) {
+        StringBuilder names = new StringBuilder();
+        for (E constant : type.getEnumConstants()) {
+            names.append(names.length() == 0 ? "" : ", ").append(constant.name());
+        }
+        return new ConfigOption<>(key, type, defaultValue,
+                text -> Enum.valueOf(type, text.trim().toUpperCase(Locale.ROOT).replace('-', '_')), value -> true,
+                "one of " + names, description);
+    }
+
+    /**
+     * Parses a duration: a whole number of milliseconds ({@code 30000}), a number with a unit ({@code 500ms},
+     * {@code 30s}, {@code 5m}, {@code 1h}), or ISO-8601 ({@code PT30S}).
+     *
+     * @param text the text
+     * @return the duration
+     * @throws IllegalArgumentException if the text is none of these
+     */
+    public static Duration parseDuration(String text) {
+        String value = text.trim().toLowerCase(Locale.ROOT);
+        if (value.startsWith("pt") || value.startsWith("p")) {
+            return Duration.parse(value.toUpperCase(Locale.ROOT));
+        }
+        int unitStart = 0;
+        while (unitStart < value.length() && (Character.isDigit(value.charAt(unitStart)) || value.charAt(unitStart) == '-')) {
+            unitStart++;
+        }
+        if (unitStart == 0) {
+            throw new IllegalArgumentException("not a duration");
+        }
+        long amount = Long.parseLong(value.substring(0, unitStart));
+        switch (value.substring(unitStart).trim()) {
+            case "":
+            case "ms":
+                return Duration.ofMillis(amount);
+            case "s":
+                return Duration.ofSeconds(amount);
+            case "m":
+            case "min":
+                return Duration.ofMinutes(amount);
+            case "h":
+                return Duration.ofHours(amount);
+            default:
+                throw new IllegalArgumentException("unknown unit; use ms, s, m or h");
+        }
+    }
+
+    private static Boolean parseBoolean(String text) {
+        String value = text.trim().toLowerCase(Locale.ROOT);
+        if (value.equals("true") || value.equals("false")) {
+            return Boolean.valueOf(value);
+        }
+        throw new IllegalArgumentException("not true or false");
+    }
+
+    /** @return the key, as written in configuration */
+    public String key() {
+        return key;
+    }
+
+    /** @return the Java type of the value */
+    public Class<T> type() {
+        return type;
+    }
+
+    /** @return the value used when the key is not set */
+    public T defaultValue() {
+        return defaultValue;
+    }
+
+    /** @return the rule a value must follow, in words */
+    public String ruleText() {
+        return ruleText;
+    }
+
+    /** @return what the key controls */
+    public String description() {
+        return description;
+    }
+
+    /** @return the default as written in configuration text */
+    public String defaultText() {
+        if (defaultValue instanceof Duration) {
+            return ((Duration) defaultValue).toMillis() + "ms";
+        }
+        return String.valueOf(defaultValue);
+    }
+
+    /**
+     * @param text the value as text
+     * @return the parsed, validated value
+     * @throws InvalidConfigurationException naming this key and the bad value
+     */
+    public T parse(String text) {
+        T value;
+        try {
+            value = parser.apply(Objects.requireNonNull(text, "value"));
+        } catch (RuntimeException failure) {
+            throw new InvalidConfigurationException(key, text, ruleText + " (" + failure.getMessage() + ")");
+        }
+        return validate(value);
+    }
+
+    /**
+     * @param value a typed value
+     * @return the value, if it follows the rule
+     * @throws InvalidConfigurationException naming this key and the bad value
+     */
+    public T validate(T value) {
+        if (value == null || !rule.test(value)) {
+            throw new InvalidConfigurationException(key, String.valueOf(value), ruleText);
+        }
+        return value;
+    }
+}

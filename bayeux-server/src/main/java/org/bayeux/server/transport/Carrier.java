@@ -1,0 +1,82 @@
+package org.bayeux.server.transport;
+
+import java.util.List;
+import java.util.Map;
+
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+
+/**
+ * What carries messages between the engine and one client: an HTTP request (long-polling, callback-polling), an
+ * open WebSocket, or an in-process local session. Transports implement it; the engine calls it.
+ *
+ * <p>The engine hands a batch of incoming messages to {@link org.bayeux.server.BayeuxServerImpl#handle} together
+ * with the carrier it arrived on, and sends the answer through {@link #send(List)}: at once, or later for a held
+ * {@code /meta/connect}. Nothing about HTTP or WebSocket crosses this line.</p>
+ */
+public interface Carrier {
+    /** @return the transport name, as advertised in handshakes, for example {@code long-polling} */
+    String transportName();
+
+    /**
+     * @return true if a lone {@code /meta/connect} arriving on this carrier may be held until messages arrive or
+     *         the timeout passes
+     */
+    boolean canHoldConnect();
+
+    /**
+     * @return true if messages may be sent on this carrier while a connect is held, without completing it
+     *         (WebSocket); false if the held connect's reply is the only way out (long-polling)
+     */
+    boolean pushesWhileHeld();
+
+    /**
+     * @return true if queued messages may ride along with replies to messages other than {@code /meta/connect}
+     */
+    boolean allowsPiggyback();
+
+    /**
+     * Sends messages to the client: the answer to a batch, the reply to a held connect, or pushed deliveries.
+     * Must not block, and must not call back into the engine from the calling thread: the engine may call it while
+     * holding a session's lock, to keep the session's messages in order.
+     *
+     * @param messages the messages, frozen, in order; never empty
+     */
+    void send(List<ServerMessage> messages);
+
+    /**
+     * A connect held on this carrier was replaced by a newer one and will get no reply from the engine. Long-polling
+     * answers such a request with an HTTP error status; WebSocket sends nothing.
+     */
+    default void superseded() {
+    }
+
+    /**
+     * Asks whether a connect of this session may be held now; HTTP transports refuse when too many sessions of the
+     * same browser already hold one.
+     *
+     * @param session the session whose connect could be held
+     * @return null to allow the hold, or advice fields to put in the connect reply, which is then sent at once
+     */
+    default Map<String, Object> refuseHold(ServerSession session) {
+        return null;
+    }
+
+    /**
+     * A connect of this session that {@link #refuseHold(ServerSession)} allowed is no longer held.
+     *
+     * @param session the session
+     */
+    default void holdEnded(ServerSession session) {
+    }
+
+    /**
+     * The engine now delivers this session's messages through this carrier (on a handshake or a connect). A
+     * transport that can tell when the carrier dies calls
+     * {@link org.bayeux.server.BayeuxServerImpl#carrierFailed(ServerSession, Carrier)} for each attached session.
+     *
+     * @param session the session
+     */
+    default void attach(ServerSession session) {
+    }
+}
