@@ -189,6 +189,21 @@ public final class BayeuxServerConfig {
         return get(MAX_NESTING_DEPTH);
     }
 
+    /**
+     * Renders every option as a Markdown table, the one kept in {@code docs/configuration.md}.
+     *
+     * @return the table, one row per key
+     */
+    public static String markdownTable() {
+        StringBuilder table = new StringBuilder("| Key | Type | Default | Allowed | Meaning |\n|---|---|---|---|---|\n");
+        for (ConfigOption<?> option : OPTIONS) {
+            table.append("| `").append(option.key()).append("` | ").append(option.type().getSimpleName())
+                    .append(" | `").append(option.defaultText()).append("` | ").append(option.ruleText())
+                    .append(" | ").append(option.description()).append(" |\n");
+        }
+        return table.toString();
+    }
+
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("BayeuxServerConfig{");
