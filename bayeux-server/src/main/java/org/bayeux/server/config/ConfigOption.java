@@ -153,7 +153,10 @@ public final class ConfigOption<T> {
         } catch (RuntimeException failure) {
             throw new InvalidConfigurationException(key, text, ruleText + " (" + failure.getMessage() + ")");
         }
-        return validate(value);
+        if (!rule.test(value)) {
+            throw new InvalidConfigurationException(key, text, ruleText);
+        }
+        return value;
     }
 
     /**

@@ -2,7 +2,6 @@ package org.bayeux.server.test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -63,22 +62,28 @@ public final class TestClient {
 
     /**
      * Sends a batch. In request mode the future completes with the response to this batch (later for a held
-     * connect); in socket mode it completes with the first frame sent after this batch was handed over.
+     * connect). In socket mode the future is already complete with null: every frame the engine sends lands in
+     * {@link #frames()}.
      *
      * @param json the batch
      * @return the response
      */
     public CompletableFuture<TestResponse> send(String json) {
+        byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
         List<ServerMessageImpl> batch;
         try {
-            batch = server.parse(json.getBytes(StandardCharsets.UTF_8), 0, json.getBytes(StandardCharsets.UTF_8).length);
+            batch = server.parse(utf8, 0, utf8.length);
         } catch (BadBatchException bad) {
-            return CompletableFuture.completedFuture(new TestResponse(TestResponse.BAD_REQUEST, List.of(), bad.getMessage()));
+            TestResponse refused = new TestResponse(TestResponse.BAD_REQUEST, List.of(), bad.getMessage());
+            if (socket != null) {
+                socket.frames.add(refused);
+                return CompletableFuture.completedFuture(null);
+            }
+            return CompletableFuture.completedFuture(refused);
         }
         if (socket != null) {
-            CompletableFuture<TestResponse> next = socket.nextFrame();
             server.handle(batch, socket);
-            return next;
+            return CompletableFuture.completedFuture(null);
         }
         RequestCarrier carrier = new RequestCarrier();
         server.handle(batch, carrier);
@@ -86,12 +91,16 @@ public final class TestClient {
     }
 
     /**
-     * Sends a batch and waits for its response.
+     * Sends a batch and waits for its response; in socket mode, for the next frame.
      *
      * @param json the batch
      * @return the response
      */
     public TestResponse call(String json) {
+        if (socket != null) {
+            send(json);
+            return nextFrame();
+        }
         try {
             return send(json).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException timeout) {
@@ -266,15 +275,8 @@ public final class TestClient {
 
     private final class SocketCarrier implements Carrier {
         final LinkedBlockingQueue<TestResponse> frames = new LinkedBlockingQueue<>();
-        final List<CompletableFuture<TestResponse>> waiting = new ArrayList<>();
         final List<ServerSession> attached = new CopyOnWriteArrayList<>();
         volatile boolean closed;
-
-        synchronized CompletableFuture<TestResponse> nextFrame() {
-            CompletableFuture<TestResponse> next = new CompletableFuture<>();
-            waiting.add(next);
-            return next;
-        }
 
         @Override
         public String transportName() {
@@ -301,16 +303,7 @@ public final class TestClient {
             if (closed) {
                 return;
             }
-            TestResponse frame = decode(messages);
-            List<CompletableFuture<TestResponse>> toComplete;
-            synchronized (this) {
-                toComplete = new ArrayList<>(waiting);
-                waiting.clear();
-            }
-            if (toComplete.isEmpty()) {
-                frames.add(frame);
-            }
-            toComplete.forEach(future -> future.complete(frame));
+            frames.add(decode(messages));
         }
 
         @Override
