@@ -177,9 +177,15 @@ final class MetaHandlers {
                     return Boolean.FALSE;
                 }
                 channel.subscribe(session, request);
+                if (channel.isRemoved()) {
+                    // The sweep removed the channel meanwhile: subscribe again to the channel that replaces it.
+                    channel.unsubscribe(session, null);
+                    return null;
+                }
                 return Boolean.TRUE;
             });
-        });
+        }).thenCompose(done -> done != null ? CompletableFuture.completedFuture(done)
+                : subscribeOne(session, request, reply, name));
     }
 
     /**

@@ -70,6 +70,11 @@ final class ServerChannelImpl implements ServerChannel {
         if (!subscribers.add(session)) {
             return false;
         }
+        if (session.getState().isEnded()) {
+            // The session ended while subscribing: its removal may already have unsubscribed everything.
+            subscribers.remove(session);
+            return false;
+        }
         session.subscribed(this);
         server.notifySubscribed(session, this, message);
         for (SubscriptionListener listener : subscriptionListeners) {

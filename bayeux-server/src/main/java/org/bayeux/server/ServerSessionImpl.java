@@ -58,6 +58,8 @@ final class ServerSessionImpl extends SessionSettings {
     private int batchDepth;
     private boolean connectedOnce;
     private ScheduledFuture<?> lazyTask;
+    /** The queue holds a message that must not wait: a non-lazy one, or lazy ones whose timeout has passed. */
+    private boolean due;
     private long lazyDeadlineNanos;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
@@ -199,10 +201,17 @@ final class ServerSessionImpl extends SessionSettings {
                 }
                 overflowDisconnect = overflow == Overflow.DISCONNECT;
             }
-            if (!overflowDisconnect) {
+            if (overflowDisconnect) {
+                wake = false;
+            } else {
                 pending.add(message);
+                if (lazyDelayNanos == 0) {
+                    due = true;
+                } else {
+                    scheduleLazyFlush(lazyDelayNanos);
+                }
+                wake = due && batchDepth == 0;
             }
-            wake = !overflowDisconnect && batchDepth == 0 && (lazyDelayNanos == 0 || scheduleLazyFlush(lazyDelayNanos));
         }
         if (overflowDisconnect) {
             server.logger().info("Session {} queue reached maxQueue={}; disconnecting it", id, getMaxQueue());
@@ -271,23 +280,22 @@ final class ServerSessionImpl extends SessionSettings {
         return queue;
     }
 
-    /** @return true if the lazy flush is due now (no delay), false if a timer will do it */
-    private boolean scheduleLazyFlush(long delayNanos) {
+    private void scheduleLazyFlush(long delayNanos) {
         long deadline = System.nanoTime() + delayNanos;
         if (lazyTask != null && lazyDeadlineNanos - deadline <= 0) {
-            return false;
+            return;
         }
         if (lazyTask != null) {
             lazyTask.cancel(false);
         }
         lazyDeadlineNanos = deadline;
         lazyTask = server.scheduler().schedule(this::lazyFlush, delayNanos, TimeUnit.NANOSECONDS);
-        return false;
     }
 
     private void lazyFlush() {
         synchronized (lock) {
             lazyTask = null;
+            due = queue != null && !queue.isEmpty();
             if (batchDepth > 0) {
                 return;
             }
@@ -310,10 +318,9 @@ final class ServerSessionImpl extends SessionSettings {
         HeldConnect completing;
         List<ServerMessage> messages;
         synchronized (lock) {
-            if (batchDepth > 0 || held == null) {
+            if (batchDepth > 0 || held == null || !due) {
                 return;
             }
-            cancelLazyFlush();
             if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
                 if (queue != null && !queue.isEmpty()) {
                     held.carrier.send(drain(false));
@@ -345,6 +352,7 @@ final class ServerSessionImpl extends SessionSettings {
         }
         List<ServerMessage> result = new ArrayList<>(pending);
         pending.clear();
+        due = false;
         cancelLazyFlush();
         return result;
     }
@@ -412,9 +420,10 @@ final class ServerSessionImpl extends SessionSettings {
             if (requestedTimeoutMillis >= 0) {
                 holdMillis = Math.min(holdMillis, requestedTimeoutMillis);
             }
-            boolean nothingDue = queue == null || queue.isEmpty() || lazyTask != null;
+            // Queued lazy messages, or messages of an open batch, are not due: the connect may wait for them.
+            boolean nothingDue = !due || batchDepth > 0;
             Map<String, Object> refusal = null;
-            boolean hold = alone && !first && holdMillis > 0 && nothingDue && via.canHoldConnect() && batchDepth == 0
+            boolean hold = alone && !first && holdMillis > 0 && nothingDue && via.canHoldConnect()
                     && (refusal = via.refuseHold(this)) == null;
             if (refusal != null) {
                 reply.getAdvice(true).putAll(refusal);

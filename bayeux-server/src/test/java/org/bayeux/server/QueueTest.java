@@ -72,6 +72,31 @@ class QueueTest {
     }
 
     @Test
+    void queuedEagerMessageIsNotHeldBackByAPendingLazyOne() throws Exception {
+        TestClient a = connected(engine);
+        TestClient b = connected(engine);
+        engine.server().createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(Duration.ofSeconds(2)));
+        a.subscribe("/lazy");
+        a.subscribe("/eager");
+        b.publish("/lazy", "1");
+        b.publish("/eager", "2");
+        // No connect was held while they were queued; the next connect must not wait for the lazy timeout.
+        assertThat(dataOf(a.connect().get(500, TimeUnit.MILLISECONDS))).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void connectWaitsWhileOnlyLazyMessagesAreQueued() throws Exception {
+        TestClient a = connected(engine);
+        TestClient b = connected(engine);
+        engine.server().createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(Duration.ofMillis(300)));
+        a.subscribe("/lazy");
+        b.publish("/lazy", "1");
+        CompletableFuture<TestResponse> held = a.connect();
+        assertThat(held).isNotDone();
+        assertThat(dataOf(held.get(2, TimeUnit.SECONDS))).containsExactly(1L);
+    }
+
+    @Test
     void channelLazyTimeoutIsCappedByMaxLazyTimeout() {
         engine.server().createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(Duration.ofMinutes(5)));
         assertThat(engine.server().getChannel("/lazy").getLazyTimeout()).isEqualTo(Duration.ofSeconds(2));
