@@ -27,6 +27,8 @@ public final class ChannelId {
     private final String name;
     private final String[] segments;
     private final Wildcard wildcard;
+    /** Computed on first use: a publish walks these for every message. */
+    private volatile List<String> wildcardNames;
 
     /** What kind of wildcard, if any, a channel name ends with. */
     public enum Wildcard {
@@ -223,6 +225,15 @@ public final class ChannelId {
      * @return the wildcard names that match this channel; empty if this id is itself a wildcard
      */
     public List<String> wildcardNames() {
+        List<String> names = wildcardNames;
+        if (names == null) {
+            names = computeWildcardNames();
+            wildcardNames = names;
+        }
+        return names;
+    }
+
+    private List<String> computeWildcardNames() {
         if (isWildcard()) {
             return List.of();
         }
@@ -237,7 +248,7 @@ public final class ChannelId {
         for (int i = segments.length - 1; i >= 0; i--) {
             result.add(prefixes[i] + "/**");
         }
-        return result;
+        return List.copyOf(result);
     }
 
     /** @return the parent channel id, or null for a single-segment name */
