@@ -91,7 +91,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return JsonCodecProvider.find(config.codec(), BayeuxServerImpl.class.getClassLoader())
                     .newCodec(config.maxNestingDepth());
         } catch (IllegalArgumentException missing) {
-            throw new InvalidConfigurationException(BayeuxServerConfig.CODEC.key(), config.codec(), missing.getMessage());
+            throw new InvalidConfigurationException(BayeuxServerConfig.CODEC.key(), config.codec(),
+                    "the name of a codec on the class path: " + missing.getMessage());
         }
     }
 

@@ -3,7 +3,6 @@ package org.bayeux.server.config;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -107,17 +106,7 @@ public final class BayeuxServerConfig {
      * @throws InvalidConfigurationException for an unknown key or a bad value
      */
     public static BayeuxServerConfig fromMap(Map<String, String> settings) {
-        Builder builder = builder();
-        Map<String, ConfigOption<?>> byKey = new LinkedHashMap<>();
-        OPTIONS.forEach(option -> byKey.put(option.key(), option));
-        settings.forEach((key, text) -> {
-            ConfigOption<?> option = byKey.get(key);
-            if (option == null) {
-                throw new InvalidConfigurationException(key, text, "a known key: " + byKey.keySet());
-            }
-            builder.values.put(option, option.parse(text));
-        });
-        return builder.build();
+        return new BayeuxServerConfig(ConfigOptions.parse(OPTIONS, settings));
     }
 
     /**
@@ -195,13 +184,7 @@ public final class BayeuxServerConfig {
      * @return the table, one row per key
      */
     public static String markdownTable() {
-        StringBuilder table = new StringBuilder("| Key | Type | Default | Allowed | Meaning |\n|---|---|---|---|---|\n");
-        for (ConfigOption<?> option : OPTIONS) {
-            table.append("| `").append(option.key()).append("` | ").append(option.type().getSimpleName())
-                    .append(" | `").append(option.defaultText()).append("` | ").append(option.ruleText())
-                    .append(" | ").append(option.description()).append(" |\n");
-        }
-        return table.toString();
+        return ConfigOptions.markdownTable(OPTIONS);
     }
 
     @Override
@@ -216,10 +199,9 @@ public final class BayeuxServerConfig {
      * Collects values; {@link #build()} validates them.
      */
     public static final class Builder {
-        private final Map<ConfigOption<?>, Object> values = new IdentityHashMap<>();
+        private final Map<ConfigOption<?>, Object> values = ConfigOptions.defaults(OPTIONS);
 
         private Builder() {
-            OPTIONS.forEach(option -> values.put(option, option.defaultValue()));
         }
 
         /**

@@ -32,28 +32,66 @@ public final class ConfigOption<T> {
         this.description = description;
     }
 
-    static ConfigOption<Duration> duration(String key, Duration defaultValue, Predicate<Duration> rule, String ruleText,
+    /**
+     * @param key the key
+     * @param defaultValue the default
+     * @param rule what a value must satisfy
+     * @param ruleText the rule in words, for errors and docs
+     * @param description what the key controls
+     * @return a duration option
+     */
+    public static ConfigOption<Duration> duration(String key, Duration defaultValue, Predicate<Duration> rule, String ruleText,
             String description) {
         return new ConfigOption<>(key, Duration.class, defaultValue, ConfigOption::parseDuration, rule, ruleText, description);
     }
 
-    static ConfigOption<Integer> integer(String key, int defaultValue, Predicate<Integer> rule, String ruleText,
+    /**
+     * @param key the key
+     * @param defaultValue the default
+     * @param rule what a value must satisfy
+     * @param ruleText the rule in words, for errors and docs
+     * @param description what the key controls
+     * @return an integer option
+     */
+    public static ConfigOption<Integer> integer(String key, int defaultValue, Predicate<Integer> rule, String ruleText,
             String description) {
         return new ConfigOption<>(key, Integer.class, defaultValue, text -> Integer.valueOf(text.trim()), rule, ruleText,
                 description);
     }
 
-    static ConfigOption<Boolean> bool(String key, boolean defaultValue, String description) {
+    /**
+     * @param key the key
+     * @param defaultValue the default
+     * @param description what the key controls
+     * @return a boolean option
+     */
+    public static ConfigOption<Boolean> bool(String key, boolean defaultValue, String description) {
         return new ConfigOption<>(key, Boolean.class, defaultValue, ConfigOption::parseBoolean, value -> true, "true or false",
                 description);
     }
 
-    static ConfigOption<String> text(String key, String defaultValue, Predicate<String> rule, String ruleText,
+    /**
+     * @param key the key
+     * @param defaultValue the default
+     * @param rule what a value must satisfy
+     * @param ruleText the rule in words, for errors and docs
+     * @param description what the key controls
+     * @return a text option
+     */
+    public static ConfigOption<String> text(String key, String defaultValue, Predicate<String> rule, String ruleText,
             String description) {
         return new ConfigOption<>(key, String.class, defaultValue, String::trim, rule, ruleText, description);
     }
 
-    static <E extends Enum<E>> ConfigOption<E> choice(String key, Class<E> type, E defaultValue, String description) {
+    /**
+     * @param key the key
+     * @param type the enum type
+     * @param defaultValue the default
+     * @param description what the key controls
+     * @param <E> the enum type
+     * @return an option whose value is one of the enum's constants
+     */
+    public static <E extends Enum<E>> ConfigOption<E> choice(String key, Class<E> type, E defaultValue, String description) {
         StringBuilder names = new StringBuilder();
         for (E constant : type.getEnumConstants()) {
             names.append(names.length() == 0 ? "" : ", ").append(constant.name());
@@ -61,6 +99,28 @@ public final class ConfigOption<T> {
         return new ConfigOption<>(key, type, defaultValue,
                 text -> Enum.valueOf(type, text.trim().toUpperCase(Locale.ROOT).replace('-', '_')), value -> true,
                 "one of " + names, description);
+    }
+
+    /**
+     * A list of words, written comma-separated in text.
+     *
+     * @param key the key
+     * @param defaultValue the default
+     * @param description what the key controls
+     * @return a list option
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static ConfigOption<java.util.List<String>> list(String key, java.util.List<String> defaultValue,
+            String description) {
+        return new ConfigOption<>(key, (Class) java.util.List.class, defaultValue, text -> {
+            java.util.List<String> items = new java.util.ArrayList<>();
+            for (String item : text.split(",")) {
+                if (!item.isBlank()) {
+                    items.add(item.trim());
+                }
+            }
+            return java.util.List.copyOf(items);
+        }, value -> true, "comma-separated words", description);
     }
 
     /**
@@ -134,7 +194,11 @@ public final class ConfigOption<T> {
     }
 
     /** @return the default as written in configuration text */
+    @SuppressWarnings("unchecked")
     public String defaultText() {
+        if (defaultValue instanceof java.util.List) {
+            return String.join(",", (java.util.List<String>) defaultValue);
+        }
         if (defaultValue instanceof Duration) {
             return ((Duration) defaultValue).toMillis() + "ms";
         }

@@ -1,0 +1,184 @@
+package org.bayeux.transport.http;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.ServerMessageImpl;
+import org.bayeux.server.transport.BadBatchException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP side of Bayeux: routes each request to long-polling (POST), callback-polling (GET with {@code message})
+ * or a CORS preflight (OPTIONS), and answers everything else with 400.
+ */
+public final class HttpTransport {
+    /** The name of the long-polling transport. */
+    public static final String LONG_POLLING = "long-polling";
+    /** Faye's name for long-polling from another origin; served identically. */
+    public static final String CROSS_ORIGIN_LONG_POLLING = "cross-origin-long-polling";
+    /** The name of the JSONP transport. */
+    public static final String CALLBACK_POLLING = "callback-polling";
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpTransport.class);
+    private static final Pattern CALLBACK_NAME = Pattern.compile("[A-Za-z0-9_$.\\-]{1,64}");
+    private static final String DEFAULT_CALLBACK = "jsonpcallback";
+
+    private final BayeuxServerImpl engine;
+    private final TransportConfig config;
+    private final Cors cors;
+    private final BrowserRegistry browsers;
+
+    /**
+     * @param engine the engine
+     * @param config the transport configuration
+     */
+    public HttpTransport(BayeuxServerImpl engine, TransportConfig config) {
+        this.engine = engine;
+        this.config = config;
+        this.cors = new Cors(config.allowedOrigins());
+        this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
+    }
+
+    /** @return the transport names this HTTP transport serves, in advertising order */
+    public List<String> transportNames() {
+        return config.get(TransportConfig.CALLBACK_POLLING)
+                ? List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING, CALLBACK_POLLING)
+                : List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING);
+    }
+
+    BayeuxServerImpl engine() {
+        return engine;
+    }
+
+    TransportConfig config() {
+        return config;
+    }
+
+    Cors cors() {
+        return cors;
+    }
+
+    BrowserRegistry browsers() {
+        return browsers;
+    }
+
+    /**
+     * Handles one request; the response is sent through the exchange, now or later.
+     *
+     * @param exchange the request and its response
+     */
+    public void handle(HttpExchange exchange) {
+        switch (exchange.method()) {
+            case "OPTIONS":
+                cors.answerPreflight(exchange);
+                break;
+            case "POST":
+                exchange.readBody(engine.getConfig().maxMessageSizeBytes(),
+                        body -> handleBody(exchange, body), failure -> bodyFailed(exchange, failure));
+                break;
+            case "GET":
+                handleCallbackPolling(exchange);
+                break;
+            default:
+                badRequest(exchange, "Unknown Bayeux Transport: method " + exchange.method());
+        }
+    }
+
+    private void handleBody(HttpExchange exchange, byte[] body) {
+        int start = 0;
+        while (start < body.length && Character.isWhitespace(body[start])) {
+            start++;
+        }
+        if (start < body.length && (body[start] == '[' || body[start] == '{')) {
+            try {
+                process(exchange, engine.parse(body, start, body.length - start), null);
+            } catch (BadBatchException bad) {
+                badRequest(exchange, bad.getMessage());
+            }
+            return;
+        }
+        // Faye's cross-origin long-polling posts message=<url-encoded JSON> as text/plain.
+        String form = new String(body, StandardCharsets.ISO_8859_1);
+        String message = formField(form, "message");
+        if (message == null) {
+            badRequest(exchange, "Body is neither JSON nor message=<JSON>");
+            return;
+        }
+        parseAndProcess(exchange, message, null);
+    }
+
+    private static String formField(String form, String name) {
+        StringBuilder value = null;
+        for (String pair : form.trim().split("&")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0 && pair.substring(0, equals).equals(name)) {
+                try {
+                    String decoded = URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8);
+                    value = value == null ? new StringBuilder(decoded) : value.append(decoded);
+                } catch (IllegalArgumentException malformed) {
+                    return null;
+                }
+            }
+        }
+        return value == null ? null : value.toString();
+    }
+
+    private void handleCallbackPolling(HttpExchange exchange) {
+        String message = exchange.queryParameter("message");
+        if (message == null || !config.get(TransportConfig.CALLBACK_POLLING)) {
+            badRequest(exchange, "Unknown Bayeux Transport: GET without message");
+            return;
+        }
+        String callback = exchange.queryParameter("jsonp");
+        if (callback == null) {
+            callback = DEFAULT_CALLBACK;
+        }
+        if (!CALLBACK_NAME.matcher(callback).matches()) {
+            badRequest(exchange, "Invalid jsonp callback name");
+            return;
+        }
+        parseAndProcess(exchange, message, callback);
+    }
+
+    private void parseAndProcess(HttpExchange exchange, String json, String callback) {
+        try {
+            process(exchange, engine.parse(json), callback);
+        } catch (BadBatchException bad) {
+            badRequest(exchange, bad.getMessage());
+        }
+    }
+
+    private void process(HttpExchange exchange, List<ServerMessageImpl> batch, String callback) {
+        HttpCarrier carrier = new HttpCarrier(this, exchange, callback);
+        exchange.onFailure(carrier::failed);
+        engine.handle(batch, carrier).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                LOG.warn("Failed to handle a batch", failure);
+                carrier.respondError(500, "Internal error");
+            }
+        });
+    }
+
+    private void bodyFailed(HttpExchange exchange, Throwable failure) {
+        if (failure instanceof BodyTooLargeException) {
+            error(exchange, 413, failure.getMessage());
+        } else {
+            LOG.debug("Could not read a request body", failure);
+            error(exchange, 400, "Could not read the body");
+        }
+    }
+
+    private void badRequest(HttpExchange exchange, String reason) {
+        error(exchange, 400, reason);
+    }
+
+    private void error(HttpExchange exchange, int status, String reason) {
+        cors.addResponseHeaders(exchange);
+        exchange.addHeader("Cache-Control", "no-cache, no-store");
+        exchange.respond(status, "text/plain;charset=UTF-8", reason.getBytes(StandardCharsets.UTF_8));
+    }
+}

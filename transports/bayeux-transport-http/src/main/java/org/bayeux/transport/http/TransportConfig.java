@@ -1,0 +1,144 @@
+package org.bayeux.transport.http;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.bayeux.server.config.ConfigOption;
+import org.bayeux.server.config.ConfigOptions;
+import org.bayeux.server.config.InvalidConfigurationException;
+
+/**
+ * The transports' configuration: immutable, typed, validated when built, documented from {@link #OPTIONS} in
+ * {@code docs/configuration.md} next to the engine's keys.
+ */
+public final class TransportConfig {
+    /** Origins allowed to make cross-origin requests and WebSocket upgrades. */
+    public static final ConfigOption<List<String>> ALLOWED_ORIGINS = ConfigOption.list("allowedOrigins", List.of(),
+            "Origins (scheme://host[:port]) allowed cross-origin HTTP requests and WebSocket upgrades; `*` allows any "
+                    + "origin (echoed back, never sent as `*`). Empty: same-origin only.");
+    /** How many sessions of one browser may hold a long poll at once over HTTP/1.1. */
+    public static final ConfigOption<Integer> MAX_SESSIONS_PER_BROWSER = ConfigOption.integer("maxSessionsPerBrowser", 1,
+            n -> n >= -1, "an integer, -1 for no limit",
+            "How many sessions sharing one BAYEUX_BROWSER cookie may hold a long poll at once over HTTP/1.1.");
+    /** The interval advised to a browser's extra sessions. */
+    public static final ConfigOption<Duration> MULTI_SESSION_INTERVAL = ConfigOption.duration("multiSessionInterval",
+            Duration.ofSeconds(2), d -> !d.isNegative(), "a duration of 0 or more",
+            "The polling interval advised (with multiple-clients:true) to sessions refused a long poll; 0 stops them.");
+    /** The browser cookie's name. */
+    public static final ConfigOption<String> BROWSER_COOKIE_NAME = ConfigOption.text("browserCookieName",
+            "BAYEUX_BROWSER", name -> name.matches("[A-Za-z0-9_\\-]+"), "letters, digits, _ or -",
+            "The cookie that tells sessions of the same browser apart.");
+    /** Whether the browser cookie is marked for cross-site use. */
+    public static final ConfigOption<Boolean> BROWSER_COOKIE_CROSS_SITE = ConfigOption.bool("browserCookieCrossSite",
+            false, "Adds SameSite=None; Secure to the browser cookie, for pages served from another site (needs HTTPS).");
+    /** The status of a superseded long poll. */
+    public static final ConfigOption<Integer> DUPLICATE_CONNECT_STATUS = ConfigOption.integer("duplicateConnectStatus",
+            500, n -> n >= 400 && n <= 599 && n != 408, "an HTTP status from 400 to 599, never 408",
+            "The HTTP status that ends a held long poll replaced by a newer connect of the same session.");
+    /** Whether JSONP is served. */
+    public static final ConfigOption<Boolean> CALLBACK_POLLING = ConfigOption.bool("callbackPolling", true,
+            "Whether the callback-polling (JSONP) transport is offered.");
+    /** Whether WebSocket is served. */
+    public static final ConfigOption<Boolean> WEBSOCKET = ConfigOption.bool("websocket", true,
+            "Whether the WebSocket transport is offered.");
+    /** WebSocket idle timeout. */
+    public static final ConfigOption<Duration> WS_IDLE_TIMEOUT = ConfigOption.duration("wsIdleTimeout",
+            Duration.ofMinutes(5), d -> d.compareTo(Duration.ofSeconds(1)) >= 0, "a duration of at least 1s",
+            "How long a WebSocket may stay silent before it is closed; must exceed the engine's timeout.");
+    /** The smallest WebSocket message worth compressing. */
+    public static final ConfigOption<Integer> WS_DEFLATE_MIN_SIZE = ConfigOption.integer("wsDeflateMinSizeBytes", 256,
+            n -> n >= 0, "an integer of 0 or more",
+            "With permessage-deflate negotiated, messages smaller than this are sent uncompressed.");
+    /** The largest outgoing WebSocket frame. */
+    public static final ConfigOption<Integer> WS_MAX_FRAME = ConfigOption.integer("wsMaxOutgoingFrameBytes", 64 * 1024,
+            n -> n >= 1024, "an integer of at least 1024",
+            "Messages pushed on a WebSocket are grouped into frames up to this size.");
+
+    /** Every option, in documentation order. */
+    public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
+            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, DUPLICATE_CONNECT_STATUS,
+            CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME);
+
+    private final Map<ConfigOption<?>, Object> values;
+
+    private TransportConfig(Map<ConfigOption<?>, Object> values) {
+        this.values = Collections.unmodifiableMap(values);
+    }
+
+    /** @return the defaults */
+    public static TransportConfig defaults() {
+        return builder().build();
+    }
+
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * @param settings key to text value
+     * @return the configuration
+     * @throws InvalidConfigurationException for an unknown key or a bad value
+     */
+    public static TransportConfig fromMap(Map<String, String> settings) {
+        return new TransportConfig(ConfigOptions.parse(OPTIONS, settings));
+    }
+
+    /** @return the options as a Markdown table */
+    public static String markdownTable() {
+        return ConfigOptions.markdownTable(OPTIONS);
+    }
+
+    /**
+     * @param option the option
+     * @param <T> its type
+     * @return its value
+     */
+    public <T> T get(ConfigOption<T> option) {
+        return option.type().cast(values.get(option));
+    }
+
+    /** @return {@link #ALLOWED_ORIGINS} */
+    @SuppressWarnings("unchecked")
+    public List<String> allowedOrigins() {
+        return (List<String>) values.get(ALLOWED_ORIGINS);
+    }
+
+    /**
+     * Collects values; each is validated as it is set.
+     */
+    public static final class Builder {
+        private final Map<ConfigOption<?>, Object> values = ConfigOptions.defaults(OPTIONS);
+
+        private Builder() {
+        }
+
+        /**
+         * @param option the option
+         * @param value its value
+         * @param <T> its type
+         * @return this builder
+         * @throws InvalidConfigurationException if the value breaks the option's rule
+         */
+        public <T> Builder set(ConfigOption<T> option, T value) {
+            values.put(option, option.validate(value));
+            return this;
+        }
+
+        /**
+         * @param origins {@link #ALLOWED_ORIGINS}
+         * @return this builder
+         */
+        public Builder allowedOrigins(String... origins) {
+            return set(ALLOWED_ORIGINS, List.of(origins));
+        }
+
+        /** @return the configuration */
+        public TransportConfig build() {
+            return new TransportConfig(new IdentityHashMap<>(values));
+        }
+    }
+}

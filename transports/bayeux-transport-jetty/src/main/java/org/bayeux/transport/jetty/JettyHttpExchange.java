@@ -1,0 +1,118 @@
+package org.bayeux.transport.jetty;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.bayeux.transport.http.BodyTooLargeException;
+import org.bayeux.transport.http.HttpExchange;
+import org.eclipse.jetty.http.HttpCookie;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+/**
+ * An {@link HttpExchange} over Jetty's core request, response and callback.
+ */
+final class JettyHttpExchange implements HttpExchange {
+    private final Request request;
+    private final Response response;
+    private final Callback callback;
+    private Fields query;
+
+    JettyHttpExchange(Request request, Response response, Callback callback) {
+        this.request = request;
+        this.response = response;
+        this.callback = callback;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    @Override
+    public String header(String name) {
+        return request.getHeaders().get(name);
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        if (query == null) {
+            query = Request.extractQueryParameters(request);
+        }
+        List<String> values = query.getValues(name);
+        return values == null || values.isEmpty() ? null : String.join("", values);
+    }
+
+    @Override
+    public String cookie(String name) {
+        for (HttpCookie cookie : Request.getCookies(request)) {
+            if (cookie.getName().equals(name)) {
+                return cookie.getValue();
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean isMultiplexed() {
+        return request.getConnectionMetaData().getHttpVersion().getVersion() >= HttpVersion.HTTP_2.getVersion();
+    }
+
+    @Override
+    public boolean isSecure() {
+        return request.isSecure();
+    }
+
+    @Override
+    public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
+        long declared = request.getLength();
+        if (declared > maxBytes) {
+            onFailure.accept(new BodyTooLargeException(maxBytes));
+            return;
+        }
+        Content.Source.asByteArrayAsync(request, maxBytes).whenComplete((body, failure) -> {
+            if (failure == null) {
+                onBody.accept(body);
+            } else if (failure instanceof IllegalArgumentException || failure.getCause() instanceof IllegalArgumentException) {
+                // Jetty fails the read this way when a body of unknown length passes the limit.
+                onFailure.accept(new BodyTooLargeException(maxBytes));
+            } else {
+                onFailure.accept(failure);
+            }
+        });
+    }
+
+    @Override
+    public void addHeader(String name, String value) {
+        response.getHeaders().add(name, value);
+    }
+
+    @Override
+    public void addCookie(String name, String value, Map<String, String> attributes) {
+        HttpCookie.Builder cookie = HttpCookie.build(name, value).path("/").httpOnly(true);
+        attributes.forEach(cookie::attribute);
+        Response.addCookie(response, cookie.build());
+    }
+
+    @Override
+    public void respond(int status, String contentType, byte[] body) {
+        response.setStatus(status);
+        if (contentType != null) {
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        }
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    @Override
+    public void onFailure(Consumer<Throwable> listener) {
+        request.addFailureListener(listener);
+    }
+}
