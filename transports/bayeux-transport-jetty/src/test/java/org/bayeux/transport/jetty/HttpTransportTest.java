@@ -53,7 +53,7 @@ class HttpTransportTest {
         ContentResponse response = server.send(server.post("/bayeux", "[{\"id\":\"1\",\"channel\":\"/meta/handshake\","
                 + "\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]"));
         assertThat(response.getStatus()).isEqualTo(200);
-        assertThat(response.getHeaders().get(HttpHeader.CONTENT_TYPE)).isEqualTo("application/json;charset=UTF-8");
+        assertThat(response.getHeaders().get(HttpHeader.CONTENT_TYPE)).isEqualToIgnoringCase("application/json;charset=UTF-8");
         assertThat(response.getHeaders().get(HttpHeader.CACHE_CONTROL)).isEqualTo("no-cache, no-store");
         Map<String, Object> reply = server.messages(response).get(0);
         assertThat(reply).containsEntry("successful", true);
@@ -166,7 +166,7 @@ class HttpTransportTest {
                 + "\"supportedConnectionTypes\":[\"callback-polling\"]}]", StandardCharsets.UTF_8);
         ContentResponse named = server.send(server.client.newRequest(server.uri("/bayeux?jsonp=cb&message=" + handshake)));
         assertThat(named.getStatus()).isEqualTo(200);
-        assertThat(named.getHeaders().get(HttpHeader.CONTENT_TYPE)).isEqualTo("text/javascript;charset=UTF-8");
+        assertThat(named.getHeaders().get(HttpHeader.CONTENT_TYPE)).isEqualToIgnoringCase("text/javascript;charset=UTF-8");
         assertThat(named.getContentAsString()).startsWith("/**/cb([{").endsWith("]);");
         ContentResponse unnamed = server.send(server.client.newRequest(server.uri("/bayeux?message=" + handshake)));
         assertThat(unnamed.getContentAsString()).startsWith("/**/jsonpcallback([");
