@@ -216,6 +216,16 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     /**
+     * Tells whether a session's {@code /meta/connect} is held now, for monitoring and tests.
+     *
+     * @param session the session
+     * @return true while a connect of the session waits for messages or its timeout
+     */
+    public boolean isConnectHeld(ServerSession session) {
+        return ((ServerSessionImpl) session).holdsConnect();
+    }
+
+    /**
      * @param names the transports to advertise in handshake replies and accept in connects, in order
      */
     public void setTransportNames(List<String> names) {

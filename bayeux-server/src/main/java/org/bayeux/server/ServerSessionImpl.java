@@ -509,6 +509,12 @@ final class ServerSessionImpl extends SessionSettings {
         }
     }
 
+    boolean holdsConnect() {
+        synchronized (lock) {
+            return held != null;
+        }
+    }
+
     boolean isExpired(long nowNanos) {
         long deadline = expiresAtNanos;
         return deadline != Long.MAX_VALUE && nowNanos - deadline > 0;

@@ -27,11 +27,8 @@ public final class BayeuxHandler extends Handler.Abstract {
     public BayeuxHandler(BayeuxServerImpl engine, TransportConfig config) {
         this.engine = engine;
         this.http = new HttpTransport(engine, config);
-        List<String> names = new ArrayList<>();
-        if (config.get(TransportConfig.WEBSOCKET)) {
-            names.add("websocket");
-        }
-        names.addAll(http.transportNames());
+        // WebSocket is advertised only once its transport is mounted; until then clients must not try it.
+        List<String> names = new ArrayList<>(http.transportNames());
         engine.setTransportNames(names);
     }
 

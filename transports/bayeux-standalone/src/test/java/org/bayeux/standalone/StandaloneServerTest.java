@@ -1,0 +1,68 @@
+package org.bayeux.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.StringRequestContent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StandaloneServerTest {
+    private final HttpClient client = new HttpClient();
+
+    @BeforeEach
+    void startClient() throws Exception {
+        client.start();
+    }
+
+    @AfterEach
+    void stopClient() throws Exception {
+        client.stop();
+    }
+
+    @Test
+    void servesTheEndpointAndTheDemoPage() throws Exception {
+        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options
+                .parse("--demo", "--set", "timeout=5s", "--set", "allowedOrigins=http://a.example").port(0).host("127.0.0.1"))) {
+            String base = "http://127.0.0.1:" + server.getPort();
+            ContentResponse page = client.GET(base + "/");
+            assertThat(page.getStatus()).isEqualTo(200);
+            assertThat(page.getContentAsString()).contains("Bayeux server is running");
+            ContentResponse handshake = client.newRequest(base + "/bayeux/handshake").method("POST")
+                    .body(new StringRequestContent("application/json", "[{\"channel\":\"/meta/handshake\","
+                            + "\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]")).send();
+            assertThat(handshake.getStatus()).isEqualTo(200);
+            assertThat(handshake.getContentAsString()).contains("\"successful\":true");
+            assertThat(server.getEngine().getConfig().timeout()).isEqualTo(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void servesAStaticFolder(@TempDir Path folder) throws Exception {
+        Files.writeString(folder.resolve("hello.txt"), "hello");
+        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options
+                .parse("--static", folder.toString()).port(0).host("127.0.0.1"))) {
+            ContentResponse file = client.GET("http://127.0.0.1:" + server.getPort() + "/hello.txt");
+            assertThat(file.getContentAsString()).isEqualTo("hello");
+        }
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--port", "http")).hasMessageContaining("--port http");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "timeout=never"))
+                .hasMessageContaining("timeout=never");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "nope=1")).hasMessageContaining("nope");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--static", "/no/such/folder"))
+                .hasMessageContaining("not a folder");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--frobnicate")).hasMessageContaining("--frobnicate");
+    }
+}
