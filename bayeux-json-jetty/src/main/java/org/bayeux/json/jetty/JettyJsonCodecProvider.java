@@ -1,0 +1,33 @@
+package org.bayeux.json.jetty;
+
+import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.json.JsonCodecProvider;
+
+/**
+ * Provides {@link JettyJsonCodec} under the name {@value #NAME}; registered with {@link java.util.ServiceLoader}.
+ */
+public final class JettyJsonCodecProvider implements JsonCodecProvider {
+    /** The codec's name in configuration. */
+    public static final String NAME = "jetty";
+
+    /** Creates the provider; {@link java.util.ServiceLoader} needs this constructor. */
+    public JettyJsonCodecProvider() {
+        // Stateless.
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * @param maxNestingDepth the deepest nesting accepted when parsing, from 1 to
+     *        {@link JettyJsonCodec#MAX_SUPPORTED_NESTING_DEPTH}
+     * @return a new codec
+     * @throws IllegalArgumentException if the limit is out of that range
+     */
+    @Override
+    public JsonCodec newCodec(int maxNestingDepth) {
+        return new JettyJsonCodec(maxNestingDepth);
+    }
+}
