@@ -51,7 +51,10 @@ public final class AcknowledgedMessagesExtension implements ServerExtension {
                 || !message.isSuccessful() || !asksForAcks(message.getAssociated())) {
             return true;
         }
-        AcknowledgedSession.install(receiver);
+        if (!isAcknowledging(receiver)) {
+            // Guards against the extension being added twice: one state per session.
+            AcknowledgedSession.install(receiver);
+        }
         message.getExt(true).put(ACK_FIELD, Boolean.TRUE);
         return true;
     }

@@ -143,6 +143,20 @@ class AcknowledgedMessagesExtensionTest {
         assertThat(reply).doesNotContainKey("ext");
     }
 
+    @Test
+    void addingTheExtensionTwiceStillGivesOneStatePerSession() {
+        start();
+        harness.server().addExtension(new AcknowledgedMessagesExtension());
+        TestClient client = ackClient(harness.newClient());
+        ServerSession session = harness.server().getSession(client.clientId());
+        assertThat(session.getExtensions()).filteredOn(AcknowledgedSession.class::isInstance).hasSize(1);
+        CompletableFuture<TestResponse> held = client.send(connect(client, 1));
+        publish(publisher(), "M1");
+        TestResponse response = await(held);
+        assertThat(textsOf(response)).containsExactly("M1");
+        assertThat(ackOf(response)).isEqualTo(2);
+    }
+
     // ---- C40 ----------------------------------------------------------------------------------------------------
 
     @Test
