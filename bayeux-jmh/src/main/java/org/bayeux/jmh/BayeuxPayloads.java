@@ -64,7 +64,10 @@ public final class BayeuxPayloads {
         return batch;
     }
 
-    /** @return the UTF-8 bytes of a text */
+    /**
+     * @param text a payload
+     * @return its UTF-8 bytes
+     */
     public static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

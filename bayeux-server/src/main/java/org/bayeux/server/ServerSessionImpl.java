@@ -323,14 +323,14 @@ final class ServerSessionImpl extends SessionSettings {
             }
             if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
                 if (queue != null && !queue.isEmpty()) {
-                    held.carrier.send(drain(false));
+                    held.carrier.send(drain(null));
                 }
                 return;
             }
             completing = held;
             held = null;
             completing.cancelTimeout();
-            messages = drain(true);
+            messages = drain(completing.reply);
         }
         completeConnect(completing, messages);
     }
@@ -338,13 +338,14 @@ final class ServerSessionImpl extends SessionSettings {
     /**
      * Takes the queue for delivery; {@link DeQueueListener}s may rewrite it first. Called under the lock.
      *
-     * @param forConnectReply true when building a connect reply: listeners run even for an empty queue
+     * @param connectReply the connect reply the messages go out with (listeners then run even for an empty
+     *                     queue), or null when they are pushed or piggy-backed
      */
-    private List<ServerMessage> drain(boolean forConnectReply) {
+    private List<ServerMessage> drain(ServerMessageImpl connectReply) {
         ArrayDeque<ServerMessage> pending = queue();
-        if (forConnectReply || !pending.isEmpty()) {
+        if (connectReply != null || !pending.isEmpty()) {
             for (DeQueueListener listener : deQueueListeners.list()) {
-                Callbacks.run(listener, () -> listener.deQueue(this, pending));
+                Callbacks.run(listener, () -> listener.deQueue(this, pending, connectReply));
             }
         }
         if (pending.isEmpty()) {
@@ -371,7 +372,7 @@ final class ServerSessionImpl extends SessionSettings {
             if (batchDepth > 0 || queue == null || queue.isEmpty()) {
                 return List.of();
             }
-            return drain(false);
+            return drain(null);
         }
     }
 
@@ -437,7 +438,7 @@ final class ServerSessionImpl extends SessionSettings {
                         TimeUnit.MILLISECONDS);
                 outcome = ConnectOutcome.HELD;
             } else {
-                outcome = new ConnectOutcome(drain(true));
+                outcome = new ConnectOutcome(drain(reply));
                 if (localSession == null) {
                     expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
                 }
@@ -460,7 +461,7 @@ final class ServerSessionImpl extends SessionSettings {
             }
             completing = held;
             held = null;
-            messages = drain(true);
+            messages = drain(completing.reply);
         }
         completeConnect(completing, messages);
     }
