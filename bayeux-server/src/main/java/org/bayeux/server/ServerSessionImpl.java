@@ -22,7 +22,6 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
-import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
 
@@ -33,19 +32,13 @@ import org.bayeux.server.transport.Carrier;
  * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl extends SessionSettings {
+final class ServerSessionImpl extends SessionCallbacks {
     private final BayeuxServerImpl server;
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
 
-    private final CallbackList<SessionExtension> extensions = new CallbackList<>();
-    private final CallbackList<QueueListener> queueListeners = new CallbackList<>();
-    private final CallbackList<DeQueueListener> deQueueListeners = new CallbackList<>();
-    private final CallbackList<MaxQueueListener> maxQueueListeners = new CallbackList<>();
-    private final CallbackList<SessionMessageListener> messageListeners = new CallbackList<>();
-    private final CallbackList<SessionRemovedListener> removedListeners = new CallbackList<>();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
@@ -176,7 +169,7 @@ final class ServerSessionImpl extends SessionSettings {
         if (message == null) {
             return false;
         }
-        for (SessionMessageListener listener : messageListeners.list()) {
+        for (SessionMessageListener listener : messageListeners().list()) {
             ServerMessage seen = message;
             if (!Callbacks.test(listener, () -> listener.onMessage(this, sender, seen), true)) {
                 return false;
@@ -226,7 +219,7 @@ final class ServerSessionImpl extends SessionSettings {
 
     private ServerMessage applyOutgoingExtensions(ServerMessage message) {
         ServerMessage current = message;
-        for (SessionExtension extension : extensions.list()) {
+        for (SessionExtension extension : extensions().list()) {
             ServerMessage input = current;
             ServerMessage[] output = {input};
             Callbacks.run(extension, () -> output[0] = extension.send(this, input));
@@ -242,7 +235,7 @@ final class ServerSessionImpl extends SessionSettings {
     }
 
     private boolean offerToQueueListeners(ServerSessionImpl sender, ServerMessage message) {
-        for (QueueListener listener : queueListeners.list()) {
+        for (QueueListener listener : queueListeners().list()) {
             if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
                 return false;
             }
@@ -254,8 +247,8 @@ final class ServerSessionImpl extends SessionSettings {
     private enum Overflow { ENQUEUE, DROP, DISCONNECT }
 
     private Overflow resolveOverflow(ArrayDeque<ServerMessage> pending, ServerSessionImpl sender, ServerMessage message) {
-        if (!maxQueueListeners.isEmpty()) {
-            for (MaxQueueListener listener : maxQueueListeners.list()) {
+        if (!maxQueueListeners().isEmpty()) {
+            for (MaxQueueListener listener : maxQueueListeners().list()) {
                 if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending, sender, message), false)) {
                     return Overflow.DROP;
                 }
@@ -344,7 +337,7 @@ final class ServerSessionImpl extends SessionSettings {
     private List<ServerMessage> drain(ServerMessageImpl connectReply) {
         ArrayDeque<ServerMessage> pending = queue();
         if (connectReply != null || !pending.isEmpty()) {
-            for (DeQueueListener listener : deQueueListeners.list()) {
+            for (DeQueueListener listener : deQueueListeners().list()) {
                 Callbacks.run(listener, () -> listener.deQueue(this, pending, connectReply));
             }
         }
@@ -378,14 +371,6 @@ final class ServerSessionImpl extends SessionSettings {
 
     // ---- connect ---------------------------------------------------------------------------------------------
 
-    /** The outcome of a {@code /meta/connect}: either held, or answered now with the messages to send first. */
-    static final class ConnectOutcome {
-        static final ConnectOutcome HELD = new ConnectOutcome(null);
-        final List<ServerMessage> messages;
-
-        ConnectOutcome(List<ServerMessage> messages) {
-            this.messages = messages;
-        }
 
         boolean isHeld() {
             return this == HELD;
@@ -576,7 +561,7 @@ final class ServerSessionImpl extends SessionSettings {
     }
 
     void notifyRemoved(ServerMessage message, boolean expired) {
-        for (SessionRemovedListener listener : removedListeners.list()) {
+        for (SessionRemovedListener listener : removedListeners().list()) {
             Callbacks.run(listener, () -> listener.removed(this, message, expired));
         }
     }
@@ -604,77 +589,6 @@ final class ServerSessionImpl extends SessionSettings {
         }
         flush();
         return true;
-    }
-
-    // ---- callbacks -------------------------------------------------------------------------------------------
-
-    List<SessionExtension> extensionList() {
-        return extensions.list();
-    }
-
-    @Override
-    public void addExtension(SessionExtension extension) {
-        extensions.add(extension);
-    }
-
-    @Override
-    public void removeExtension(SessionExtension extension) {
-        extensions.remove(extension);
-    }
-
-    @Override
-    public List<SessionExtension> getExtensions() {
-        return extensions.snapshot();
-    }
-
-    @Override
-    public void addQueueListener(QueueListener listener) {
-        queueListeners.add(listener);
-    }
-
-    @Override
-    public void removeQueueListener(QueueListener listener) {
-        queueListeners.remove(listener);
-    }
-
-    @Override
-    public void addDeQueueListener(DeQueueListener listener) {
-        deQueueListeners.add(listener);
-    }
-
-    @Override
-    public void removeDeQueueListener(DeQueueListener listener) {
-        deQueueListeners.remove(listener);
-    }
-
-    @Override
-    public void addMaxQueueListener(MaxQueueListener listener) {
-        maxQueueListeners.add(listener);
-    }
-
-    @Override
-    public void removeMaxQueueListener(MaxQueueListener listener) {
-        maxQueueListeners.remove(listener);
-    }
-
-    @Override
-    public void addMessageListener(SessionMessageListener listener) {
-        messageListeners.add(listener);
-    }
-
-    @Override
-    public void removeMessageListener(SessionMessageListener listener) {
-        messageListeners.remove(listener);
-    }
-
-    @Override
-    public void addRemovedListener(SessionRemovedListener listener) {
-        removedListeners.add(listener);
-    }
-
-    @Override
-    public void removeRemovedListener(SessionRemovedListener listener) {
-        removedListeners.remove(listener);
     }
 
     @Override
