@@ -371,12 +371,6 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     // ---- connect ---------------------------------------------------------------------------------------------
 
-
-        boolean isHeld() {
-            return this == HELD;
-        }
-    }
-
     /**
      * Handles a connect: supersedes a held one, then holds this one or answers it now.
      *
