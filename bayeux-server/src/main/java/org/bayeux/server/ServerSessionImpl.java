@@ -315,15 +315,16 @@ final class ServerSessionImpl extends SessionCallbacks {
                 return;
             }
             if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
-                if (queue != null && !queue.isEmpty()) {
-                    held.carrier.send(drain(null));
+                // Frames are capped in size: send as many as the queue needs, bounded by its length now.
+                for (int frames = queue == null ? 0 : queue.size(); frames > 0 && !queue.isEmpty(); frames--) {
+                    held.carrier.send(drain(null, held.carrier.maxResponseBytes()));
                 }
                 return;
             }
             completing = held;
             held = null;
             completing.cancelTimeout();
-            messages = drain(completing.reply);
+            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
         }
         completeConnect(completing, messages);
     }
@@ -331,24 +332,59 @@ final class ServerSessionImpl extends SessionCallbacks {
     /**
      * Takes the queue for delivery; {@link DeQueueListener}s may rewrite it first. Called under the lock.
      *
+     * <p>Only as many messages as fit in {@code maxBytes} are taken (at least one); the rest stay queued, still
+     * due, for the next delivery. The cut is made before the listeners run, so that they see exactly the messages
+     * that leave (the {@code ack} extension numbers them).</p>
+     *
      * @param connectReply the connect reply the messages go out with (listeners then run even for an empty
      *                     queue), or null when they are pushed or piggy-backed
+     * @param maxBytes the most JSON bytes the carrier takes at once
      */
-    private List<ServerMessage> drain(ServerMessageImpl connectReply) {
+    private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
         ArrayDeque<ServerMessage> pending = queue();
+        ArrayDeque<ServerMessage> left = cutToSize(pending, maxBytes);
         if (connectReply != null || !pending.isEmpty()) {
             for (DeQueueListener listener : deQueueListeners().list()) {
                 Callbacks.run(listener, () -> listener.deQueue(this, pending, connectReply));
             }
         }
-        if (pending.isEmpty()) {
-            return List.of();
-        }
-        List<ServerMessage> result = new ArrayList<>(pending);
+        List<ServerMessage> result = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
         pending.clear();
-        due = false;
-        cancelLazyFlush();
+        if (left != null) {
+            pending.addAll(left);
+        }
+        due = !pending.isEmpty();
+        if (!due) {
+            cancelLazyFlush();
+        }
         return result;
+    }
+
+    /** Moves the messages beyond {@code maxBytes} of JSON out of the queue, and returns them (null if none). */
+    private ArrayDeque<ServerMessage> cutToSize(ArrayDeque<ServerMessage> pending, int maxBytes) {
+        if (maxBytes == Integer.MAX_VALUE || pending.size() < 2) {
+            return null;
+        }
+        long total = 0;
+        int fitting = 0;
+        for (ServerMessage message : pending) {
+            // Frozen messages cache their bytes, so this encodes each message once, as sending would anyway.
+            long size = message instanceof ServerMessageImpl
+                    ? ((ServerMessageImpl) message).toJsonBytes(server.getCodec()).length + 1 : 0;
+            if (fitting > 0 && total + size > maxBytes) {
+                break;
+            }
+            total += size;
+            fitting++;
+        }
+        if (fitting == pending.size()) {
+            return null;
+        }
+        ArrayDeque<ServerMessage> left = new ArrayDeque<>(pending.size() - fitting);
+        while (pending.size() > fitting) {
+            left.addFirst(pending.pollLast());
+        }
+        return left;
     }
 
     /**
@@ -365,7 +401,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             if (batchDepth > 0 || queue == null || queue.isEmpty()) {
                 return List.of();
             }
-            return drain(null);
+            return drain(null, carrier.maxResponseBytes());
         }
     }
 
@@ -417,7 +453,7 @@ final class ServerSessionImpl extends SessionCallbacks {
                         TimeUnit.MILLISECONDS);
                 outcome = ConnectOutcome.HELD;
             } else {
-                outcome = new ConnectOutcome(drain(reply));
+                outcome = new ConnectOutcome(drain(reply, via.maxResponseBytes()));
                 if (localSession == null) {
                     expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
                 }
@@ -440,7 +476,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
             completing = held;
             held = null;
-            messages = drain(completing.reply);
+            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
         }
         completeConnect(completing, messages);
     }

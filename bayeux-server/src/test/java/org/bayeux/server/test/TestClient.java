@@ -37,6 +37,7 @@ public final class TestClient {
     private final SocketCarrier socket;
     private final AtomicLong ids = new AtomicLong();
     private volatile String clientId;
+    private volatile int maxResponseBytes = Integer.MAX_VALUE;
 
     TestClient(BayeuxServerImpl server, boolean socketMode) {
         this.server = server;
@@ -54,6 +55,13 @@ public final class TestClient {
      */
     public void clientId(String clientId) {
         this.clientId = clientId;
+    }
+
+    /**
+     * @param maxBytes the most JSON bytes of queued messages this client's carriers take at once
+     */
+    public void maxResponseBytes(int maxBytes) {
+        this.maxResponseBytes = maxBytes;
     }
 
     /** @return a new message id, unique for this client */
@@ -249,6 +257,11 @@ public final class TestClient {
         }
 
         @Override
+        public int maxResponseBytes() {
+            return maxResponseBytes;
+        }
+
+        @Override
         public boolean allowsPiggyback() {
             return true;
         }
@@ -291,6 +304,11 @@ public final class TestClient {
         @Override
         public boolean pushesWhileHeld() {
             return true;
+        }
+
+        @Override
+        public int maxResponseBytes() {
+            return maxResponseBytes;
         }
 
         @Override
