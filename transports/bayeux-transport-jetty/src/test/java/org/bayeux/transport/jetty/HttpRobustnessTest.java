@@ -29,7 +29,6 @@ class HttpRobustnessTest {
 
     @Test
     void floodOfBadRequestsAndAbandonedHandshakesLeavesNothingBehind() throws Exception {
-        int threadsBefore = Thread.activeCount();
         server = new HttpTestServer("jackson", engine -> engine.timeout(Duration.ofSeconds(2))
                 .maxInterval(Duration.ofMillis(500)).sweepPeriod(Duration.ofMillis(100)), transport -> { });
         String good = handshake();
@@ -60,12 +59,13 @@ class HttpRobustnessTest {
         List<Map<String, Object>> delivered = server.messages(held.get(5, TimeUnit.SECONDS));
         assertThat(delivered.get(0)).containsEntry("data", "still here");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.engine.getSessions().isEmpty());
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(server.engine.getSessions()).isEmpty());
+        String serverPool = ((org.eclipse.jetty.util.thread.QueuedThreadPool) server.server.getThreadPool()).getName();
         server.close();
         server = null;
-        // Jetty's pool and the engine's scheduler are gone with the server: no thread is left behind.
-        await().atMost(Duration.ofSeconds(10)).until(() -> Thread.activeCount() <= threadsBefore);
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> thread.getName().startsWith("bayeux-"));
+        // Jetty's pool and the engine's scheduler end with the server: no thread of theirs is left behind.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName).noneMatch(name -> name.startsWith("bayeux-") || name.startsWith(serverPool)));
     }
 
     @Test
