@@ -214,6 +214,10 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
     // ---- end of life -----------------------------------------------------------------------------------------
 
     private void writeFailed(Throwable failure) {
+        if (isEnded()) {
+            // Writes fail once the socket is closing; the close frame, if any, must not be cut short.
+            return;
+        }
         LOG.debug("A write on {} failed", this, failure);
         socket.disconnect();
         end();
