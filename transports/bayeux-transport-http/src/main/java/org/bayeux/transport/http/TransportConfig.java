@@ -56,7 +56,8 @@ public final class TransportConfig {
     /** The smallest WebSocket message worth compressing. */
     public static final ConfigOption<Integer> WS_DEFLATE_MIN_SIZE = ConfigOption.integer("wsDeflateMinSizeBytes", 256,
             n -> n >= 0, "an integer of 0 or more",
-            "With permessage-deflate negotiated, messages smaller than this are sent uncompressed.");
+            "With permessage-deflate negotiated, messages smaller than this should go uncompressed. Not applied on "
+                    + "Jetty, whose permessage-deflate compresses every message.");
     /** The largest outgoing WebSocket frame. */
     public static final ConfigOption<Integer> WS_MAX_FRAME = ConfigOption.integer("wsMaxOutgoingFrameBytes", 64 * 1024,
             n -> n >= 1024, "an integer of at least 1024",

@@ -28,6 +28,17 @@ class TransportConfigTest {
     }
 
     @Test
+    void readsWebSocketValues() {
+        TransportConfig config = TransportConfig.fromMap(Map.of("websocket", "false", "wsIdleTimeout", "90s",
+                "wsMaxOutgoingFrameBytes", "2048"));
+        assertThat(config.get(TransportConfig.WEBSOCKET)).isFalse();
+        assertThat(config.get(TransportConfig.WS_IDLE_TIMEOUT)).isEqualTo(Duration.ofSeconds(90));
+        assertThat(config.get(TransportConfig.WS_MAX_FRAME)).isEqualTo(2048);
+        assertThatThrownBy(() -> TransportConfig.fromMap(Map.of("wsMaxOutgoingFrameBytes", "100")))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("wsMaxOutgoingFrameBytes");
+    }
+
+    @Test
     void badValuesNameTheKey() {
         assertThatThrownBy(() -> TransportConfig.fromMap(Map.of("duplicateConnectStatus", "408")))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("duplicateConnectStatus=408");
