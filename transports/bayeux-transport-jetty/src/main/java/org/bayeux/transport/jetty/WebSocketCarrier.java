@@ -76,6 +76,13 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
     }
 
     @Override
+    public int maxResponseBytes() {
+        // The engine then never hands over more queued messages than fit one frame, connect replies included
+        // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
+        return transport.maxOutgoingFrameBytes();
+    }
+
+    @Override
     public boolean allowsPiggyback() {
         return true;
     }

@@ -27,6 +27,9 @@ import org.bayeux.transport.http.HttpExchange;
  * thread waits for a slow client.
  */
 final class ServletHttpExchange implements HttpExchange, AsyncListener {
+    /** Bodies up to this many times the limit are read and discarded before the 413, so the client sees it. */
+    private static final int OVERSIZE_DRAIN_FACTOR = 4;
+
     private final AsyncContext async;
     private final HttpServletRequest request;
     private final HttpServletResponse response;
@@ -102,7 +105,7 @@ final class ServletHttpExchange implements HttpExchange, AsyncListener {
 
     @Override
     public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
-        if (request.getContentLengthLong() > maxBytes) {
+        if (request.getContentLengthLong() > (long) maxBytes * OVERSIZE_DRAIN_FACTOR) {
             onFailure.accept(new BodyTooLargeException(maxBytes));
             return;
         }
@@ -123,6 +126,7 @@ final class ServletHttpExchange implements HttpExchange, AsyncListener {
         private final ByteArrayOutputStream body = new ByteArrayOutputStream();
         private final byte[] buffer = new byte[8192];
         private boolean failed;
+        private long total;
 
         BodyReader(ServletInputStream input, int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
             this.input = input;
@@ -138,18 +142,27 @@ final class ServletHttpExchange implements HttpExchange, AsyncListener {
                 if (read < 0) {
                     return;
                 }
-                if (body.size() + read > maxBytes) {
+                total += read;
+                if (total > (long) maxBytes * OVERSIZE_DRAIN_FACTOR) {
                     failed = true;
                     onFailure.accept(new BodyTooLargeException(maxBytes));
                     return;
                 }
-                body.write(buffer, 0, read);
+                if (total <= maxBytes) {
+                    body.write(buffer, 0, read);
+                }
             }
         }
 
         @Override
         public void onAllDataRead() {
-            if (!failed) {
+            if (failed) {
+                return;
+            }
+            if (total > maxBytes) {
+                // Read to the end and discarded, so that the client, done uploading, reads the 413.
+                onFailure.accept(new BodyTooLargeException(maxBytes));
+            } else {
                 onBody.accept(body.toByteArray());
             }
         }
