@@ -342,7 +342,7 @@ final class ServerSessionImpl extends SessionCallbacks {
      */
     private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
         ArrayDeque<ServerMessage> pending = queue();
-        ArrayDeque<ServerMessage> left = cutToSize(pending, maxBytes);
+        ArrayDeque<ServerMessage> left = QueueCut.beyond(pending, maxBytes, server.getCodec());
         if (connectReply != null || !pending.isEmpty()) {
             for (DeQueueListener listener : deQueueListeners().list()) {
                 Callbacks.run(listener, () -> listener.deQueue(this, pending, connectReply));
@@ -358,33 +358,6 @@ final class ServerSessionImpl extends SessionCallbacks {
             cancelLazyFlush();
         }
         return result;
-    }
-
-    /** Moves the messages beyond {@code maxBytes} of JSON out of the queue, and returns them (null if none). */
-    private ArrayDeque<ServerMessage> cutToSize(ArrayDeque<ServerMessage> pending, int maxBytes) {
-        if (maxBytes == Integer.MAX_VALUE || pending.size() < 2) {
-            return null;
-        }
-        long total = 0;
-        int fitting = 0;
-        for (ServerMessage message : pending) {
-            // Frozen messages cache their bytes, so this encodes each message once, as sending would anyway.
-            long size = message instanceof ServerMessageImpl
-                    ? ((ServerMessageImpl) message).toJsonBytes(server.getCodec()).length + 1 : 0;
-            if (fitting > 0 && total + size > maxBytes) {
-                break;
-            }
-            total += size;
-            fitting++;
-        }
-        if (fitting == pending.size()) {
-            return null;
-        }
-        ArrayDeque<ServerMessage> left = new ArrayDeque<>(pending.size() - fitting);
-        while (pending.size() > fitting) {
-            left.addFirst(pending.pollLast());
-        }
-        return left;
     }
 
     /**
