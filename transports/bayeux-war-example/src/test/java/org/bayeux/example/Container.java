@@ -3,8 +3,11 @@ package org.bayeux.example;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.apache.catalina.Context;
+import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.ee10.websocket.jakarta.server.config.JakartaWebSocketServletContainerInitializer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -25,7 +28,7 @@ interface Container extends AutoCloseable {
         return "jetty".equals(name) ? new JettyContainer(war) : new TomcatContainer(war);
     }
 
-    /** Jetty 12 with the ee10 (Servlet 6.0) environment. */
+    /** Jetty 12 with the ee10 (Servlet 6.0) environment and its Jakarta WebSocket server. */
     final class JettyContainer implements Container {
         private final Server server = new Server();
         private final ServerConnector connector = new ServerConnector(server);
@@ -37,6 +40,10 @@ interface Container extends AutoCloseable {
             WebAppContext webapp = new WebAppContext();
             webapp.setContextPath("/app");
             webapp.setWar(war.toString());
+            // Tomcat's WebSocket SCI is on the same test class path: only Jetty's may run here.
+            webapp.setAttribute("org.eclipse.jetty.containerInitializerExclusionPattern", "org\\.apache\\..*");
+            // Publishes the ServerContainer in the context before the application's servlets start.
+            JakartaWebSocketServletContainerInitializer.configure(webapp, null);
             server.setHandler(webapp);
             server.start();
             if (!webapp.isAvailable()) {
@@ -55,7 +62,7 @@ interface Container extends AutoCloseable {
         }
     }
 
-    /** Tomcat 11 (Servlet 6.1), embedded. */
+    /** Tomcat 11 (Servlet 6.1), embedded; tomcat-embed-websocket on the class path brings its WebSocket SCI. */
     final class TomcatContainer implements Container {
         private final Tomcat tomcat = new Tomcat();
         private final Path base;
@@ -68,7 +75,9 @@ interface Container extends AutoCloseable {
             tomcat.getConnector().setProperty("address", "127.0.0.1");
             // No default web.xml: it would add Tomcat's JSP servlet, which this test does not ship.
             tomcat.setAddDefaultWebXmlToWebapp(false);
-            tomcat.addWebapp("/app", war.toAbsolutePath().toString());
+            Context context = tomcat.addWebapp("/app", war.toAbsolutePath().toString());
+            // Jetty's WebSocket SCI is on the same test class path: only Tomcat's may run here.
+            ((StandardContext) context).setContainerSciFilter("org\\.eclipse\\.jetty\\..*");
             tomcat.start();
         }
 

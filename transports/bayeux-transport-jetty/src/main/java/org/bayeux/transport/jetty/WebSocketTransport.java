@@ -1,17 +1,13 @@
 package org.bayeux.transport.jetty;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.bayeux.server.BayeuxServerImpl;
-import org.bayeux.transport.http.Cors;
 import org.bayeux.transport.http.TransportConfig;
+import org.bayeux.transport.websocket.SocketTransport;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Request;
@@ -26,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code websocket} transport on Jetty 12's core WebSocket server: it accepts upgrades on the endpoint's path
  * and every path below it, refuses origins that are neither the page's own nor allowed, and gives each connection a
- * {@link WebSocketCarrier}.
+ * {@link JettySocketListener} over a {@link org.bayeux.transport.websocket.SocketCarrier}, which holds the protocol
+ * logic shared with the Jakarta WebSocket endpoint.
  *
  * <p>Limits come from the engine and transport configuration: the largest incoming message (and frame) is the
  * engine's {@code maxMessageSizeBytes}, beyond which Jetty closes with 1009; the idle timeout is
@@ -37,20 +34,15 @@ import org.slf4j.LoggerFactory;
  */
 final class WebSocketTransport {
     /** The transport's name in handshakes and connects. */
-    static final String NAME = "websocket";
+    static final String NAME = SocketTransport.NAME;
 
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketTransport.class);
 
-    private final BayeuxServerImpl engine;
-    private final TransportConfig config;
-    private final Cors cors;
-    private final AtomicInteger open = new AtomicInteger();
+    private final SocketTransport sockets;
     private volatile ServerWebSocketContainer container;
 
     WebSocketTransport(BayeuxServerImpl engine, TransportConfig config) {
-        this.engine = engine;
-        this.config = config;
-        this.cors = new Cors(config.allowedOrigins());
+        this.sockets = new SocketTransport(engine, config, this::execute);
     }
 
     /**
@@ -64,62 +56,32 @@ final class WebSocketTransport {
         ServerWebSocketContainer current = container;
         if (current == null) {
             current = ServerWebSocketContainer.ensure(server, context);
-            long maxMessage = engine.getConfig().maxMessageSizeBytes();
+            long maxMessage = sockets.maxIncomingMessageBytes();
             current.setMaxTextMessageSize(maxMessage);
             current.setMaxBinaryMessageSize(maxMessage);
             // Browsers send a message as one frame: a frame may be as large as a message.
             current.setMaxFrameSize(maxMessage);
-            Duration idleTimeout = config.get(TransportConfig.WS_IDLE_TIMEOUT);
-            current.setIdleTimeout(idleTimeout);
-            if (idleTimeout.compareTo(engine.getConfig().timeout()) <= 0) {
-                LOG.warn("{}={} does not exceed the engine's timeout={}: sockets of quiet clients will be closed while "
-                        + "their connect is held", TransportConfig.WS_IDLE_TIMEOUT.key(), idleTimeout,
-                        engine.getConfig().timeout());
-            }
+            current.setIdleTimeout(sockets.idleTimeout());
             container = current;
         }
         return current;
     }
 
-    BayeuxServerImpl engine() {
-        return engine;
-    }
-
-    int maxOutgoingFrameBytes() {
-        return config.get(TransportConfig.WS_MAX_FRAME);
-    }
-
-    /** A socket whose peer does not read may have this many frames waiting before it is closed. */
-    int maxPendingFrames() {
-        return engine.getConfig().maxQueue();
-    }
-
     /** @return the number of open WebSocket connections carrying Bayeux traffic */
     int openConnections() {
-        return open.get();
-    }
-
-    void opened() {
-        open.incrementAndGet();
-    }
-
-    void closed() {
-        open.decrementAndGet();
+        return sockets.openConnections();
     }
 
     /** Runs a task on Jetty's thread pool; during shutdown the task may be dropped. */
-    void execute(Runnable task) {
+    private void execute(Runnable task) {
         ServerWebSocketContainer current = container;
         Executor executor = current == null ? null : current.getExecutor();
         if (executor == null) {
             LOG.debug("No executor; dropping {}", task);
             return;
         }
-        try {
-            executor.execute(task);
-        } catch (RejectedExecutionException stopping) {
-            LOG.debug("Executor refused a task, probably stopping", stopping);
-        }
+        // A refusal while stopping is logged by SocketTransport.
+        executor.execute(task);
     }
 
     /**
@@ -133,7 +95,8 @@ final class WebSocketTransport {
             return false;
         }
         String origin = request.getHeaders().get(HttpHeader.ORIGIN);
-        if (origin != null && !isSameOrigin(request, origin) && !cors.allows(origin)) {
+        if (!sockets.allowsOrigin(origin, request.isSecure(), Request.getServerName(request),
+                Request.getServerPort(request))) {
             LOG.debug("Refused a WebSocket upgrade from origin {}", origin);
             response.setStatus(403);
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=UTF-8");
@@ -141,7 +104,8 @@ final class WebSocketTransport {
             return true;
         }
         try {
-            return current.upgrade((upgradeRequest, upgradeResponse, upgradeCallback) -> new WebSocketCarrier(this),
+            return current.upgrade((upgradeRequest, upgradeResponse, upgradeCallback) ->
+                    new JettySocketListener(sockets.newCarrier()),
                     request, response, callback);
         } catch (RuntimeException failure) {
             LOG.debug("WebSocket upgrade failed", failure);
@@ -158,26 +122,5 @@ final class WebSocketTransport {
         }
         String upgrade = request.getHeaders().get(HttpHeader.UPGRADE);
         return HttpMethod.GET.is(method) && upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket");
-    }
-
-    /** @return true if the origin is the scheme, host and port the request was sent to */
-    static boolean isSameOrigin(Request request, String origin) {
-        URI uri;
-        try {
-            uri = URI.create(origin.trim());
-        } catch (IllegalArgumentException malformed) {
-            return false;
-        }
-        String scheme = uri.getScheme();
-        String host = uri.getHost();
-        if (scheme == null || host == null) {
-            return false;
-        }
-        String expectedScheme = request.isSecure() ? "https" : "http";
-        if (!expectedScheme.equalsIgnoreCase(scheme)) {
-            return false;
-        }
-        int port = uri.getPort() != -1 ? uri.getPort() : request.isSecure() ? 443 : 80;
-        return host.equalsIgnoreCase(Request.getServerName(request)) && port == Request.getServerPort(request);
     }
 }

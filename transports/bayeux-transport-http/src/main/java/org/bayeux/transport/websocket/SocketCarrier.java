@@ -1,8 +1,5 @@
-package org.bayeux.transport.jetty;
+package org.bayeux.transport.websocket;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,46 +11,48 @@ import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
-import org.eclipse.jetty.websocket.api.Callback;
-import org.eclipse.jetty.websocket.api.Session;
-import org.eclipse.jetty.websocket.api.StatusCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One WebSocket connection: the Jetty endpoint that receives its frames and the {@link Carrier} through which the
- * engine answers and pushes.
+ * One WebSocket connection, whatever server API carries it: the {@link Carrier} through which the engine answers and
+ * pushes, fed by a server adapter that reports the socket's events ({@link #opened(SocketPeer)},
+ * {@link #onText(String)}, {@link #onBinary()}, {@link #onError(Throwable)}, {@link #onClosed(int, String)}).
  *
- * <p>Each text message is one JSON batch. The next message is read only once the engine has processed the current
- * one, so a client's batches are handled in order and a client that floods the socket is slowed down by TCP. Every
- * {@link #send(List)} becomes one text frame, or several when a list of plain deliveries exceeds the configured
- * frame size; a list holding any reply is never split, so that under the {@code ack} extension a batch of messages
- * and the {@code /meta/connect} reply that numbers it always travel together.</p>
+ * <p>Each text message is one JSON batch. The adapter reads the next message only once the stage returned by
+ * {@link #onText(String)} completes, so a client's batches are handled in order and a client that floods the socket
+ * is slowed down by TCP. Every {@link #send(List)} becomes one text message, or several when a list of plain
+ * deliveries exceeds the frame size ({@link TextFrames}); writes are queued and sent one at a time
+ * ({@link TextWriteQueue}); a peer that lets too many pile up is dropped.</p>
  *
  * <p>However the connection ends (close frame, error, idle timeout, failed write, a close of our own), the carrier
  * ends once: pending writes are dropped and the engine is told, for each session the carrier ever carried, through
  * {@link BayeuxServerImpl#carrierFailed(ServerSession, Carrier)}, so that held connects are released and expiry
- * starts. That call is handed to an executor: the engine may be calling {@link #send(List)} under a session's lock
- * on the thread where Jetty reports a failure.</p>
- *
- * <p>The class is public only because Jetty calls the listener methods of endpoints through public method handles;
- * applications never create one.</p>
+ * starts. That call is handed to the transport's executor: the engine may be calling {@link #send(List)} under a
+ * session's lock on the thread where the failure is noticed.</p>
  */
-public final class WebSocketCarrier implements Carrier, Session.Listener {
-    private static final Logger LOG = LoggerFactory.getLogger(WebSocketCarrier.class);
+public final class SocketCarrier implements Carrier {
+    /** Close code for an unparseable batch or a failure while handling one. */
+    public static final int CLOSE_SERVER_ERROR = 1011;
+    /** Close code for a binary message. */
+    public static final int CLOSE_BAD_DATA = 1003;
+    /** Close code for a message over {@code maxMessageSizeBytes}. */
+    public static final int CLOSE_TOO_BIG = 1009;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SocketCarrier.class);
     /** A close frame holds at most 125 bytes, 2 of them the code; stay well below. */
     private static final int MAX_REASON_LENGTH = 100;
 
-    private final WebSocketTransport transport;
+    private final SocketTransport transport;
     private final BayeuxServerImpl engine;
     // Guarded by this.
     private final List<ServerSession> attached = new ArrayList<>(1);
     private boolean ended;
     private boolean opened;
-    private volatile Session socket;
-    private volatile FrameWriter writer;
+    private volatile SocketPeer peer;
+    private volatile TextWriteQueue writes;
 
-    WebSocketCarrier(WebSocketTransport transport) {
+    SocketCarrier(SocketTransport transport) {
         this.transport = transport;
         this.engine = transport.engine();
     }
@@ -62,7 +61,7 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
 
     @Override
     public String transportName() {
-        return WebSocketTransport.NAME;
+        return SocketTransport.NAME;
     }
 
     @Override
@@ -89,14 +88,14 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
 
     @Override
     public void send(List<ServerMessage> messages) {
-        FrameWriter current = writer;
+        TextWriteQueue current = writes;
         if (current == null || messages.isEmpty()) {
             return;
         }
-        if (!current.write(frames(messages))) {
+        if (!current.write(TextFrames.of(engine, messages, transport.maxOutgoingFrameBytes()))) {
             // A peer that does not read would not read a close frame either.
-            LOG.info("{} has {} frames waiting to be written; dropping it as too slow", this, current.pendingFrames());
-            socket.disconnect();
+            LOG.info("{} has {} messages waiting to be written; dropping it as too slow", this, current.pendingTexts());
+            peer.abort();
             end();
         }
     }
@@ -117,71 +116,40 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
         transport.execute(() -> engine.carrierFailed(session, this));
     }
 
+    // ---- socket events, from the adapter ---------------------------------------------------------------------
+
     /**
-     * Encodes messages as text frames: one frame, unless the list holds only deliveries and is larger than the
-     * frame size, in which case it is cut between messages (a message larger than the frame size gets a frame of
-     * its own).
+     * The socket is open; the adapter may now read the first message.
+     *
+     * @param socket the socket
      */
-    private List<String> frames(List<ServerMessage> messages) {
-        byte[] whole = engine.toJson(messages);
-        int maxFrame = transport.maxOutgoingFrameBytes();
-        if (whole.length <= maxFrame || messages.size() == 1 || containsReply(messages)) {
-            return List.of(new String(whole, StandardCharsets.UTF_8));
-        }
-        List<String> frames = new ArrayList<>();
-        ByteArrayOutputStream frame = new ByteArrayOutputStream(maxFrame);
-        for (ServerMessage message : messages) {
-            byte[] single = engine.toJson(List.of(message));
-            // single is "[" + message + "]": the message is everything between the brackets.
-            int length = single.length - 2;
-            if (frame.size() > 0 && frame.size() + 1 + length + 1 > maxFrame) {
-                frames.add(closeFrame(frame));
-            }
-            frame.write(frame.size() == 0 ? '[' : ',');
-            frame.write(single, 1, length);
-        }
-        frames.add(closeFrame(frame));
-        return frames;
-    }
-
-    private static String closeFrame(ByteArrayOutputStream frame) {
-        frame.write(']');
-        String text = frame.toString(StandardCharsets.UTF_8);
-        frame.reset();
-        return text;
-    }
-
-    private static boolean containsReply(List<ServerMessage> messages) {
-        for (ServerMessage message : messages) {
-            if (message.isReply() || message.isMeta()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    // ---- Session.Listener ------------------------------------------------------------------------------------
-
-    @Override
-    public void onWebSocketOpen(Session session) {
-        socket = session;
-        writer = new FrameWriter(session, transport.maxPendingFrames(), this::writeFailed);
+    public void opened(SocketPeer socket) {
+        peer = socket;
+        writes = new TextWriteQueue(socket, transport.maxPendingTexts(), this::writeFailed);
         synchronized (this) {
+            if (ended) {
+                return;
+            }
             opened = true;
         }
         transport.opened();
-        session.demand();
     }
 
-    @Override
-    public void onWebSocketText(String text) {
+    /**
+     * A whole text message arrived.
+     *
+     * @param text the message
+     * @return completed when the message has been processed: with true if the adapter should read the next
+     *         message, false if the carrier has ended; never completed exceptionally
+     */
+    public CompletionStage<Boolean> onText(String text) {
         List<ServerMessageImpl> batch;
         try {
             batch = engine.parse(text);
         } catch (BadBatchException bad) {
             LOG.debug("Closing {}: bad batch", this, bad);
-            close(StatusCode.SERVER_ERROR, bad.getMessage());
-            return;
+            close(CLOSE_SERVER_ERROR, bad.getMessage());
+            return CompletableFuture.completedFuture(false);
         }
         CompletionStage<Void> handled;
         try {
@@ -189,33 +157,48 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
         } catch (RuntimeException failure) {
             handled = CompletableFuture.failedFuture(failure);
         }
-        handled.whenComplete((ignored, failure) -> {
+        return handled.handle((ignored, failure) -> {
             if (failure != null) {
                 LOG.warn("Failed to handle a batch from {}", this, failure);
-                close(StatusCode.SERVER_ERROR, "internal error");
-            } else if (!isEnded()) {
-                socket.demand();
+                close(CLOSE_SERVER_ERROR, "internal error");
+                return false;
             }
+            return !isEnded();
         });
     }
 
-    @Override
-    public void onWebSocketPartialBinary(ByteBuffer payload, boolean last, Callback callback) {
-        callback.succeed();
-        close(StatusCode.BAD_DATA, "binary frames are not accepted");
+    /** A binary message arrived: Bayeux has none, so the socket is closed with 1003. */
+    public void onBinary() {
+        close(CLOSE_BAD_DATA, "binary frames are not accepted");
     }
 
-    @Override
-    public void onWebSocketError(Throwable cause) {
+    /**
+     * A text message exceeded {@link SocketTransport#maxIncomingMessageBytes()}, for adapters whose server does not
+     * enforce the limit itself: the socket is closed with 1009.
+     */
+    public void onTooBig() {
+        close(CLOSE_TOO_BIG, "message too big");
+    }
+
+    /**
+     * The socket failed; the carrier ends.
+     *
+     * @param cause the failure
+     */
+    public void onError(Throwable cause) {
         LOG.debug("{} failed", this, cause);
         end();
     }
 
-    @Override
-    public void onWebSocketClose(int statusCode, String reason, Callback callback) {
-        LOG.debug("{} closed: {} {}", this, statusCode, reason);
+    /**
+     * The socket closed; the carrier ends.
+     *
+     * @param code the close code
+     * @param reason the close reason
+     */
+    public void onClosed(int code, String reason) {
+        LOG.debug("{} closed: {} {}", this, code, reason);
         end();
-        callback.succeed();
     }
 
     // ---- end of life -----------------------------------------------------------------------------------------
@@ -226,13 +209,13 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
             return;
         }
         LOG.debug("A write on {} failed", this, failure);
-        socket.disconnect();
+        peer.abort();
         end();
     }
 
     /** Closes the socket with a code and ends the carrier now, without waiting for the peer's close frame. */
     private void close(int code, String reason) {
-        socket.close(code, printableAscii(reason), Callback.NOOP);
+        peer.close(code, printableAscii(reason));
         end();
     }
 
@@ -247,7 +230,8 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
         return safe.toString();
     }
 
-    private synchronized boolean isEnded() {
+    /** @return true once the connection has ended, for whatever reason */
+    public synchronized boolean isEnded() {
         return ended;
     }
 
@@ -264,7 +248,7 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
             sessions = List.copyOf(attached);
             attached.clear();
         }
-        FrameWriter current = writer;
+        TextWriteQueue current = writes;
         if (current != null) {
             current.abandon();
         }
@@ -282,7 +266,7 @@ public final class WebSocketCarrier implements Carrier, Session.Listener {
 
     @Override
     public String toString() {
-        Session current = socket;
-        return "WebSocket[" + (current == null ? "not open" : current.getRemoteSocketAddress()) + "]";
+        SocketPeer current = peer;
+        return "WebSocket[" + (current == null ? "not open" : current) + "]";
     }
 }

@@ -1,0 +1,143 @@
+package org.bayeux.transport.websocket;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.transport.http.Cors;
+import org.bayeux.transport.http.TransportConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The container-neutral part of the {@code websocket} transport: its limits, the origin rule for upgrades, the count
+ * of open connections and the executor on which the engine is told about dead sockets. A server adapter (Jetty core,
+ * Jakarta WebSocket) accepts upgrades and creates a {@link SocketCarrier} per connection with
+ * {@link #newCarrier()}.
+ */
+public final class SocketTransport {
+    /** The transport's name in handshakes and connects. */
+    public static final String NAME = "websocket";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SocketTransport.class);
+
+    private final BayeuxServerImpl engine;
+    private final TransportConfig config;
+    private final Cors cors;
+    private final Executor executor;
+    private final AtomicInteger open = new AtomicInteger();
+
+    /**
+     * @param engine the engine
+     * @param config the transport configuration
+     * @param executor runs calls into the engine that must not happen on the thread at hand; it may refuse tasks
+     *        while stopping
+     */
+    public SocketTransport(BayeuxServerImpl engine, TransportConfig config, Executor executor) {
+        this.engine = engine;
+        this.config = config;
+        this.cors = new Cors(config.allowedOrigins());
+        this.executor = executor;
+    }
+
+    /** @return a carrier for a connection about to open */
+    public SocketCarrier newCarrier() {
+        return new SocketCarrier(this);
+    }
+
+    /** @return the engine */
+    public BayeuxServerImpl engine() {
+        return engine;
+    }
+
+    /** @return the largest incoming message, in bytes: the engine's {@code maxMessageSizeBytes} */
+    public int maxIncomingMessageBytes() {
+        return engine.getConfig().maxMessageSizeBytes();
+    }
+
+    /** @return the size up to which pushed messages are grouped into one text message */
+    public int maxOutgoingFrameBytes() {
+        return config.get(TransportConfig.WS_MAX_FRAME);
+    }
+
+    /** @return how long a socket may stay silent, warning once if it does not exceed the engine's timeout */
+    public Duration idleTimeout() {
+        Duration idleTimeout = config.get(TransportConfig.WS_IDLE_TIMEOUT);
+        if (idleTimeout.compareTo(engine.getConfig().timeout()) <= 0) {
+            LOG.warn("{}={} does not exceed the engine's timeout={}: sockets of quiet clients will be closed while "
+                    + "their connect is held", TransportConfig.WS_IDLE_TIMEOUT.key(), idleTimeout,
+                    engine.getConfig().timeout());
+        }
+        return idleTimeout;
+    }
+
+    /** @return how many texts may wait on a socket whose peer does not read before it is dropped */
+    int maxPendingTexts() {
+        return engine.getConfig().maxQueue();
+    }
+
+    /** @return the number of open WebSocket connections carrying Bayeux traffic */
+    public int openConnections() {
+        return open.get();
+    }
+
+    void opened() {
+        open.incrementAndGet();
+    }
+
+    void closed() {
+        open.decrementAndGet();
+    }
+
+    /** Runs a task on the executor; during shutdown the task may be dropped. */
+    void execute(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException stopping) {
+            LOG.debug("Executor refused a task, probably stopping", stopping);
+        }
+    }
+
+    /**
+     * Decides whether an upgrade may proceed: no {@code Origin} (not a browser), the page's own origin, or one of
+     * {@code allowedOrigins}.
+     *
+     * @param origin the {@code Origin} header, or null
+     * @param secure whether the request came over TLS
+     * @param serverHost the host the request was sent to
+     * @param serverPort the port the request was sent to
+     * @return true if the upgrade is allowed
+     */
+    public boolean allowsOrigin(String origin, boolean secure, String serverHost, int serverPort) {
+        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.allows(origin);
+    }
+
+    /**
+     * @param origin an {@code Origin} header
+     * @param secure whether the request came over TLS
+     * @param serverHost the host the request was sent to
+     * @param serverPort the port the request was sent to
+     * @return true if the origin is the scheme, host and port the request was sent to
+     */
+    public static boolean isSameOrigin(String origin, boolean secure, String serverHost, int serverPort) {
+        URI uri;
+        try {
+            uri = URI.create(origin.trim());
+        } catch (IllegalArgumentException malformed) {
+            return false;
+        }
+        String scheme = uri.getScheme();
+        String host = uri.getHost();
+        if (scheme == null || host == null || serverHost == null) {
+            return false;
+        }
+        if (!(secure ? "https" : "http").equalsIgnoreCase(scheme)) {
+            return false;
+        }
+        int port = uri.getPort() != -1 ? uri.getPort() : secure ? 443 : 80;
+        return host.equalsIgnoreCase(serverHost) && port == serverPort;
+    }
+}

@@ -1,0 +1,87 @@
+package org.bayeux.transport.servlet;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+import jakarta.websocket.HandshakeResponse;
+import jakarta.websocket.server.HandshakeRequest;
+import jakarta.websocket.server.ServerEndpointConfig;
+
+import org.bayeux.transport.websocket.SocketTransport;
+
+/**
+ * Creates a {@link BayeuxWebSocketEndpoint} for each connection and applies the origin rule of
+ * {@link SocketTransport#allowsOrigin}: no {@code Origin}, the page's own origin, or one of {@code allowedOrigins}.
+ *
+ * <p>Jakarta's {@code checkOrigin} sees only the origin, not the host the request was sent to, so the check runs in
+ * {@link #modifyHandshake}, which sees the {@code Host} header but cannot refuse the upgrade: a refused origin is
+ * marked in the connection's user properties and the endpoint closes the socket at once with 1008 (policy
+ * violation), before reading anything.</p>
+ */
+final class BayeuxWebSocketConfigurator extends ServerEndpointConfig.Configurator {
+    /** User property set on connections whose origin is refused. */
+    static final String ORIGIN_REFUSED = BayeuxWebSocketConfigurator.class.getName() + ".originRefused";
+
+    private final SocketTransport transport;
+    private final Executor closer;
+
+    BayeuxWebSocketConfigurator(SocketTransport transport, Executor closer) {
+        this.transport = transport;
+        this.closer = closer;
+    }
+
+    @Override
+    public <T> T getEndpointInstance(Class<T> endpointClass) throws InstantiationException {
+        if (!endpointClass.isAssignableFrom(BayeuxWebSocketEndpoint.class)) {
+            throw new InstantiationException("Not a Bayeux endpoint: " + endpointClass);
+        }
+        return endpointClass.cast(new BayeuxWebSocketEndpoint(transport, closer));
+    }
+
+    @Override
+    public void modifyHandshake(ServerEndpointConfig config, HandshakeRequest request, HandshakeResponse response) {
+        Map<String, List<String>> headers = request.getHeaders();
+        String origin = first(headers, "Origin");
+        URI uri = request.getRequestURI();
+        String scheme = uri == null ? null : uri.getScheme();
+        boolean secure = "wss".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme);
+        String host = first(headers, "Host");
+        String serverHost = null;
+        int serverPort = secure ? 443 : 80;
+        if (host != null) {
+            URI hostUri = parseHost(host);
+            if (hostUri != null && hostUri.getHost() != null) {
+                serverHost = hostUri.getHost();
+                if (hostUri.getPort() != -1) {
+                    serverPort = hostUri.getPort();
+                }
+            }
+        } else if (uri != null) {
+            serverHost = uri.getHost();
+            serverPort = uri.getPort() != -1 ? uri.getPort() : serverPort;
+        }
+        if (!transport.allowsOrigin(origin, secure, serverHost, serverPort)) {
+            config.getUserProperties().put(ORIGIN_REFUSED, Boolean.TRUE);
+        }
+    }
+
+    private static URI parseHost(String host) {
+        try {
+            return URI.create("http://" + host.trim());
+        } catch (IllegalArgumentException malformed) {
+            return null;
+        }
+    }
+
+    /** Header names are case-insensitive, but not every container's map is. */
+    private static String first(Map<String, List<String>> headers, String name) {
+        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+            if (name.equalsIgnoreCase(header.getKey()) && header.getValue() != null && !header.getValue().isEmpty()) {
+                return header.getValue().get(0);
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,119 @@
+package org.bayeux.transport.servlet;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+import jakarta.websocket.CloseReason;
+import jakarta.websocket.Endpoint;
+import jakarta.websocket.EndpointConfig;
+import jakarta.websocket.MessageHandler;
+import jakarta.websocket.Session;
+
+import org.bayeux.transport.websocket.SocketCarrier;
+import org.bayeux.transport.websocket.SocketPeer;
+import org.bayeux.transport.websocket.SocketTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Jakarta WebSocket connection to the Bayeux endpoint: the container's events go to a {@link SocketCarrier}, the
+ * carrier's writes and closes go to the container. A new instance serves each connection
+ * ({@link BayeuxWebSocketConfigurator#getEndpointInstance(Class)}).
+ *
+ * <p>Jakarta WebSocket has no read demand: the container delivers a session's messages one at a time, each once the
+ * previous {@code onMessage} returned. The message handler therefore returns only once the engine has processed the
+ * batch, which keeps a client's batches in order and slows a flooding client down. Writes use
+ * {@link jakarta.websocket.RemoteEndpoint.Async}, one at a time; closes, which some containers perform with a
+ * blocking write, run on the transport's executor so that the engine's threads never wait on a socket.</p>
+ *
+ * <p>Public only because some containers look up endpoint classes' methods reflectively; applications never create
+ * one.</p>
+ */
+public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPeer {
+    private static final Logger LOG = LoggerFactory.getLogger(BayeuxWebSocketEndpoint.class);
+
+    private final SocketTransport transport;
+    private final Executor closer;
+    private final SocketCarrier carrier;
+    private volatile Session session;
+
+    BayeuxWebSocketEndpoint(SocketTransport transport, Executor closer) {
+        this.transport = transport;
+        this.closer = closer;
+        this.carrier = transport.newCarrier();
+    }
+
+    @Override
+    public void onOpen(Session socket, EndpointConfig config) {
+        session = socket;
+        if (Boolean.TRUE.equals(config.getUserProperties().get(BayeuxWebSocketConfigurator.ORIGIN_REFUSED))) {
+            LOG.debug("Refused a WebSocket from a foreign origin");
+            close(CloseReason.CloseCodes.VIOLATED_POLICY.getCode(), "origin not allowed");
+            return;
+        }
+        socket.setMaxTextMessageBufferSize(transport.maxIncomingMessageBytes());
+        socket.setMaxIdleTimeout(transport.idleTimeout().toMillis());
+        socket.addMessageHandler(String.class, this::onText);
+        socket.addMessageHandler(ByteBuffer.class, (MessageHandler.Whole<ByteBuffer>) binary -> carrier.onBinary());
+        carrier.opened(this);
+    }
+
+    private void onText(String text) {
+        if (carrier.isEnded()) {
+            return;
+        }
+        try {
+            carrier.onText(text).toCompletableFuture().join();
+        } catch (RuntimeException unexpected) {
+            // onText never completes exceptionally; this is a bug, not a client's fault.
+            LOG.warn("Processing a message from {} failed", this, unexpected);
+        }
+    }
+
+    @Override
+    public void onClose(Session socket, CloseReason closeReason) {
+        carrier.onClosed(closeReason.getCloseCode().getCode(), closeReason.getReasonPhrase());
+    }
+
+    @Override
+    public void onError(Session socket, Throwable failure) {
+        carrier.onError(failure);
+    }
+
+    // ---- SocketPeer ------------------------------------------------------------------------------------------
+
+    @Override
+    public void sendText(String text, Consumer<Throwable> done) {
+        try {
+            session.getAsyncRemote().sendText(text, result -> done.accept(result.isOK() ? null : result.getException()));
+        } catch (RuntimeException closedOrBusy) {
+            done.accept(closedOrBusy);
+        }
+    }
+
+    @Override
+    public void close(int code, String reason) {
+        Session current = session;
+        closer.execute(() -> {
+            try {
+                current.close(new CloseReason(CloseReason.CloseCodes.getCloseCode(code), reason));
+            } catch (Exception failure) {
+                LOG.debug("Closing {} failed", this, failure);
+            }
+        });
+    }
+
+    @Override
+    public void abort() {
+        // Jakarta WebSocket cannot drop a connection without a close frame; the container gives up on it when its
+        // write times out.
+        close(CloseReason.CloseCodes.GOING_AWAY.getCode(), "too slow");
+    }
+
+    @Override
+    public String toString() {
+        Session current = session;
+        return current == null ? "not open" : "jakarta:" + current.getId();
+    }
+}
