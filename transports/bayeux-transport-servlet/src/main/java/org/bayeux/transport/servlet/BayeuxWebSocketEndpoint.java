@@ -1,7 +1,10 @@
 package org.bayeux.transport.servlet;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import jakarta.websocket.CloseReason;
@@ -22,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * ({@link BayeuxWebSocketConfigurator#getEndpointInstance(Class)}).
  *
  * <p>Jakarta WebSocket has no read demand: the container delivers a session's messages one at a time, each once the
- * previous {@code onMessage} returned. The message handler therefore returns only once the engine has processed the
- * batch, which keeps a client's batches in order and slows a flooding client down. Writes use
+ * previous {@code onMessage} returned. Each batch is chained after the previous one, so a client's batches are
+ * processed in order without a container thread waiting; a client that keeps sending while more than
+ * {@value #MAX_MESSAGES_IN_FLIGHT} of its batches wait for slow callbacks is closed with 1013. Writes use
  * {@link jakarta.websocket.RemoteEndpoint.Async}, one at a time; closes, which some containers perform with a
  * blocking write, run on the transport's executor so that the engine's threads never wait on a socket.</p>
  *
@@ -32,10 +36,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPeer {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxWebSocketEndpoint.class);
+    /** How many of a connection's batches may wait for the engine before the connection is closed. */
+    static final int MAX_MESSAGES_IN_FLIGHT = 64;
 
     private final SocketTransport transport;
     private final Executor closer;
     private final SocketCarrier carrier;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Guarded by this: the processing of the last message received, which the next one waits for. */
+    private CompletionStage<Void> processing = CompletableFuture.completedFuture(null);
     private volatile Session session;
 
     BayeuxWebSocketEndpoint(SocketTransport transport, Executor closer) {
@@ -63,11 +72,23 @@ public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPee
         if (carrier.isEnded()) {
             return;
         }
-        try {
-            carrier.onText(text).toCompletableFuture().join();
-        } catch (RuntimeException unexpected) {
-            // onText never completes exceptionally; this is a bug, not a client's fault.
-            LOG.warn("Processing a message from {} failed", this, unexpected);
+        if (inFlight.incrementAndGet() > MAX_MESSAGES_IN_FLIGHT) {
+            // The engine is waiting on slow callbacks and the client keeps sending: stop it rather than buffer.
+            LOG.info("{} sent more than {} messages still being processed; closing it", this, MAX_MESSAGES_IN_FLIGHT);
+            close(CloseReason.CloseCodes.TRY_AGAIN_LATER.getCode(), "too many messages in flight");
+            return;
+        }
+        // Each batch starts once the previous one is processed, without holding the container's thread: when the
+        // engine answers at once (the usual case) the chain runs right here, in order.
+        synchronized (this) {
+            processing = processing.thenCompose(ignored -> carrier.onText(text)).handle((ignored, unexpected) -> {
+                inFlight.decrementAndGet();
+                if (unexpected != null) {
+                    // onText never completes exceptionally; this is a bug, not a client's fault.
+                    LOG.warn("Processing a message from {} failed", this, unexpected);
+                }
+                return null;
+            });
         }
     }
 
