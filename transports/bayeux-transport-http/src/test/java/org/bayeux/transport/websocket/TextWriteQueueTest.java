@@ -1,0 +1,85 @@
+package org.bayeux.transport.websocket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+class TextWriteQueueTest {
+    /** A socket whose sends complete when the test says so, or at once. */
+    private static final class ScriptedPeer implements SocketPeer {
+        final List<String> sent = new CopyOnWriteArrayList<>();
+        final List<Consumer<Throwable>> waiting = new ArrayList<>();
+        boolean completeAtOnce;
+
+        @Override
+        public void sendText(String text, Consumer<Throwable> done) {
+            sent.add(text);
+            if (completeAtOnce) {
+                done.accept(null);
+            } else {
+                waiting.add(done);
+            }
+        }
+
+        void completeNext(Throwable failure) {
+            waiting.remove(0).accept(failure);
+        }
+
+        @Override
+        public void close(int code, String reason) {
+        }
+
+        @Override
+        public void abort() {
+        }
+    }
+
+    @Test
+    void writesOneAtATimeInOrder() {
+        ScriptedPeer peer = new ScriptedPeer();
+        TextWriteQueue queue = new TextWriteQueue(peer, 10, failure -> { });
+        assertThat(queue.write(List.of("a", "b"))).isTrue();
+        assertThat(queue.write(List.of("c"))).isTrue();
+        assertThat(peer.sent).containsExactly("a");
+        peer.completeNext(null);
+        assertThat(peer.sent).containsExactly("a", "b");
+        peer.completeNext(null);
+        peer.completeNext(null);
+        assertThat(peer.sent).containsExactly("a", "b", "c");
+        assertThat(queue.pendingTexts()).isZero();
+    }
+
+    @Test
+    void sendsCompletingInlineDoNotRecurse() {
+        ScriptedPeer peer = new ScriptedPeer();
+        peer.completeAtOnce = true;
+        TextWriteQueue queue = new TextWriteQueue(peer, 100_000, failure -> { });
+        List<String> many = new ArrayList<>();
+        for (int i = 0; i < 50_000; i++) {
+            many.add(String.valueOf(i));
+        }
+        // Recursion would overflow the stack long before 50,000 sends.
+        assertThat(queue.write(many)).isTrue();
+        assertThat(peer.sent).hasSize(50_000).startsWith("0", "1").endsWith("49999");
+    }
+
+    @Test
+    void refusesWhenFullAndStopsAfterAFailure() {
+        ScriptedPeer peer = new ScriptedPeer();
+        List<Throwable> failures = new ArrayList<>();
+        TextWriteQueue queue = new TextWriteQueue(peer, 2, failures::add);
+        assertThat(queue.write(List.of("a"))).isTrue();
+        assertThat(queue.write(List.of("b", "c"))).isTrue();
+        assertThat(queue.write(List.of("d"))).as("full: a slow peer").isFalse();
+        peer.completeNext(new IOException("broken pipe"));
+        assertThat(failures).hasSize(1);
+        assertThat(queue.write(List.of("e"))).isTrue();
+        assertThat(peer.sent).containsExactly("a");
+    }
+}
