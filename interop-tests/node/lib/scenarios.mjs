@@ -3,6 +3,14 @@
 // Each returns a plain object that becomes the result line; the JUnit side makes the assertions.
 import {blob, summarize, within} from "./common.mjs";
 
+/** Text that JSON encoders get wrong: accents, a BMP symbol, an astral emoji, JS line separators, controls. */
+const TRICKY_TEXT = "h\u00e9llo \u2603 \ud83d\ude00 \u2028\u2029 \u0001\u001f \"q\" \\ </script> \t\n";
+/**
+ * Values of every JSON type. No array directly inside an array: the CometD Java client's default JSON parser
+ * (Jetty's AsyncJSON) fails on one inside an object (see docs/interoperability.md).
+ */
+const TRICKY_LIST = [1, 1.5, -2, true, false, null, {}, {"empty": []}, "x"];
+
 /** The longest any single step waits; the whole run is also bounded by --timeout. */
 const STEP_MS = 15000;
 
@@ -71,7 +79,9 @@ export const scenarios = {
         await within(client.handshake(), STEP_MS, "handshake");
         const box = inbox();
         await within(client.subscribe("/chat/room", box.listener), STEP_MS, "subscribe");
-        const data = {text: "hello from " + client.name, n: 42, nested: {list: [1, "two", null, true]}};
+        const data = {text: "hello from " + client.name, n: 42, nested: {
+            list: [1, "two", null, true], matrix: [[1, 2], [3]]
+        }};
         await within(client.publish("/chat/room", data), STEP_MS, "publish");
         await client.signal.until(() => box.messages.length > 0, STEP_MS, "the message back");
         const result = base(client, {sent: data, received: box.messages});
@@ -155,12 +165,17 @@ export const scenarios = {
         return result;
     },
 
-    /** Publishes --count messages {from, seq} to --channel, each after the previous one's reply. */
+    /**
+     * Publishes --count messages {from, seq, text, list} to --channel, each after the previous one's reply; text
+     * and list hold what JSON encoders get wrong (non-ASCII, astral characters, escapes), the same as
+     * CrossClientTest's.
+     */
     async send(client, args) {
         await within(client.handshake(), STEP_MS, "handshake");
         const count = Number(args.count);
         for (let seq = 0; seq < count; seq++) {
-            await within(client.publish(args.channel, {from: client.name, seq}), STEP_MS, `publish ${seq}`);
+            const data = {from: client.name, seq, text: TRICKY_TEXT, list: TRICKY_LIST};
+            await within(client.publish(args.channel, data), STEP_MS, `publish ${seq}`);
         }
         const result = base(client, {sent: count});
         await within(client.disconnect(), STEP_MS, "disconnect");

@@ -43,10 +43,20 @@ final class CometDJavaClient implements AutoCloseable {
      * @throws Exception if the HTTP client cannot start
      */
     CometDJavaClient(String url, String transport) throws Exception {
+        this(url, transport, Map.of());
+    }
+
+    /**
+     * @param url the Bayeux endpoint
+     * @param transport the transport to use
+     * @param options CometD client transport options, such as {@link ClientTransport#JSON_CONTEXT_OPTION}
+     * @throws Exception if the HTTP client cannot start
+     */
+    CometDJavaClient(String url, String transport, Map<String, Object> options) throws Exception {
         // One HTTP client (so one cookie jar) per Bayeux client, as separate applications would have.
         http = new HttpClient();
         http.start();
-        bayeux = new BayeuxClient(url, transport(transport, http));
+        bayeux = new BayeuxClient(url, transport(transport, http, options));
         bayeux.addExtension(new ClientSession.Extension() {
             @Override
             public boolean sendMeta(ClientSession session, Message.Mutable message) {
@@ -76,11 +86,12 @@ final class CometDJavaClient implements AutoCloseable {
      *
      * @param name the transport name
      * @param http the HTTP client for HTTP transports
+     * @param options the transport options
      * @return the transport
      */
-    static ClientTransport transport(String name, HttpClient http) {
+    static ClientTransport transport(String name, HttpClient http, Map<String, Object> options) {
         if ("long-polling".equals(name)) {
-            return new JettyHttpClientTransport(new HashMap<>(), http);
+            return new JettyHttpClientTransport(new HashMap<>(options), http);
         }
         throw new IllegalArgumentException("No CometD Java client transport wired for '" + name + "'");
     }

@@ -2,6 +2,7 @@ package org.bayeux.interop;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -16,12 +17,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Messages between different clients through our server: for each ordered pair of the CometD Java client, the
- * CometD JavaScript client and Faye, one publishes and the other receives, over every transport and both codecs.
+ * CometD JavaScript client and Faye, one publishes and the other receives, over every transport and both codecs. The
+ * data holds non-ASCII and astral characters, escapes and every JSON type, and must arrive unchanged.
  */
 class CrossClientTest {
     private static final Duration RUN_LIMIT = Duration.ofSeconds(60);
     private static final String CHANNEL = "/cross/room";
     private static final int COUNT = 3;
+    /** The same as TRICKY_TEXT in node/lib/scenarios.mjs: what JSON encoders get wrong. */
+    private static final String TRICKY_TEXT =
+            "h\u00e9llo \u2603 \ud83d\ude00 \u2028\u2029 \u0001\u001f \"q\" \\ </script> \t\n";
+    /** The same as TRICKY_LIST there, as a JSON parser in Java gives it back. */
+    private static final List<Object> TRICKY_LIST = Arrays.asList(1L, 1.5, -2L, true, false, null, Map.of(),
+            Map.of("empty", List.of()), "x");
 
     /** @return (publisher, receiver, codec, transport) for every ordered pair of different clients */
     static Stream<Arguments> pairs() {
@@ -44,7 +52,7 @@ class CrossClientTest {
 
                 List<Object> expected = new ArrayList<>();
                 for (long seq = 0; seq < COUNT; seq++) {
-                    expected.add(Map.of("channel", CHANNEL, "data", Map.of("from", publisher, "seq", seq)));
+                    expected.add(Map.of("channel", CHANNEL, "data", data(publisher, seq)));
                 }
                 assertThat(receiving.messages()).isEqualTo(expected);
             } finally {
@@ -78,12 +86,16 @@ class CrossClientTest {
         }
     }
 
+    private static Map<String, Object> data(String from, long seq) {
+        return Map.of("from", from, "seq", seq, "text", TRICKY_TEXT, "list", TRICKY_LIST);
+    }
+
     private static void send(String client, String url, String transport) throws Exception {
         if (CometDJavaClient.NAME.equals(client)) {
             try (CometDJavaClient java = new CometDJavaClient(url, transport)) {
                 java.handshake();
-                for (int seq = 0; seq < COUNT; seq++) {
-                    assertThat(java.publish(CHANNEL, Map.of("from", client, "seq", seq)).isSuccessful()).isTrue();
+                for (long seq = 0; seq < COUNT; seq++) {
+                    assertThat(java.publish(CHANNEL, data(client, seq)).isSuccessful()).isTrue();
                 }
                 java.disconnect();
             }
