@@ -158,10 +158,14 @@ final class InteropServer implements AutoCloseable {
 
     /**
      * Makes the server expire a client's session as if the network between them had stopped delivering: the
-     * client reaches the server through {@link #proxiedUrl()}; once its connect is held, the proxy is paused, a
-     * message releases the held connect (its reply stays in the proxy), the session expires after
-     * {@code maxInterval}, and the proxy resumes. The client then sees its next connect refused with
-     * {@code 402::session_unknown} and {@code reconnect:"handshake"}.
+     * client reaches the server through {@link #proxiedUrl()}; once its connect is held, the proxy is paused and
+     * the held connect ended, the session expires after {@code maxInterval}, and the proxy resumes. The client then
+     * sees its next connect refused with {@code 402::session_unknown} and {@code reconnect:"handshake"}.
+     *
+     * <p>Over long-polling a message ends the held connect (its reply stays in the paused proxy, and the client's
+     * request stays open, as on a network that delays). Over WebSocket, where a message is pushed without ending
+     * the held connect, the proxy drops the connections instead; the client's attempts to open new ones wait until
+     * the proxy resumes.</p>
      *
      * <p>The engine's {@code timeout} must leave the client's own request timeout (timeout plus a network delay,
      * 1.2 × timeout for Faye) longer than the pause, which lasts {@code maxInterval} plus a sweep.</p>
@@ -175,7 +179,11 @@ final class InteropServer implements AutoCloseable {
         PausableProxy paused = proxy();
         paused.pause();
         try {
-            session.deliver(publisher, "/interop/nudge", Map.of("nudge", true), Promise.noop());
+            if ("websocket".equals(session.getTransportName())) {
+                paused.dropConnections();
+            } else {
+                session.deliver(publisher, "/interop/nudge", Map.of("nudge", true), Promise.noop());
+            }
             if (!awaitRemoved(session.getId())) {
                 throw new AssertionError("Session " + session.getId() + " was disconnected, not expired");
             }

@@ -105,7 +105,7 @@ class NodeClientTest {
             server.expireBehindProxy(first);
             ServerSession second = server.awaitSubscriber("/r/a", first.getId());
             server.publish("/r/a", Map.of("after", "rehandshake"));
-            Map<String, Object> result = run.result(RUN_LIMIT);
+            Map<String, Object> result = run.resultAfterConnectionsCut(RUN_LIMIT);
 
             assertThat(result.get("clientIds")).isEqualTo(List.of(first.getId(), second.getId()));
             assertThat(result.get("received")).isEqualTo(List.of(
@@ -147,7 +147,10 @@ class NodeClientTest {
         }
     }
 
-    /** The CometD JS client quirk that the previous test works around, kept visible: it fails before sending. */
+    /**
+     * The CometD JS client quirk that the previous test works around, kept visible: the message is never sent. (On
+     * WebSocket the publish callback may not even be called; the scenario then reports its own time-out.)
+     */
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource("cometdJs")
     void cometdJsRefusesToSendOver8KiBByDefault(String client, String codec, String transport) throws Exception {
@@ -155,7 +158,7 @@ class NodeClientTest {
             Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "large-send",
                     Map.of("size", Interop.LARGE)).result(RUN_LIMIT);
 
-            assertThat((String) result.get("publishError")).contains("publish to /big failed");
+            assertThat(result.get("publishError")).isNotNull();
             assertThat(result.get("received")).isEqualTo(List.of());
         }
     }

@@ -31,12 +31,14 @@ final class NodeScenario {
             .newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
 
     private final String description;
+    private final String transport;
     private final Process process;
     private final Path stdout;
     private final Path stderr;
 
-    private NodeScenario(String description, Process process, Path stdout, Path stderr) {
+    private NodeScenario(String description, String transport, Process process, Path stdout, Path stderr) {
         this.description = description;
+        this.transport = transport;
         this.process = process;
         this.stdout = stdout;
         this.stderr = stderr;
@@ -74,7 +76,7 @@ final class NodeScenario {
             Path stderr = LOG_DIR.resolve(name + ".err");
             Process process = new ProcessBuilder(command).directory(NODE_DIR.toFile())
                     .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-            return new NodeScenario(description, process, stdout, stderr);
+            return new NodeScenario(description, transport, process, stdout, stderr);
         } catch (IOException failure) {
             throw new AssertionError("Cannot start `node` (Node.js 20 is needed on the PATH): " + command, failure);
         }
@@ -94,15 +96,45 @@ final class NodeScenario {
     }
 
     /**
-     * Waits for the result line and checks that the scenario succeeded.
+     * Waits for the result line and checks that the scenario succeeded, and that every connect the client sent
+     * named the transport asked for (a client that fell back to another transport fails here).
      *
      * @param timeout how long to wait for the process to end
      * @return the result, as parsed JSON
      */
     Map<String, Object> result(Duration timeout) {
+        Map<String, Object> result = succeeded(timeout);
+        List<?> connectionTypes = (List<?>) result.get("connectionTypes");
+        if (!List.of(transport).containsAll(connectionTypes)) {
+            throw new AssertionError(description + " connected with " + connectionTypes + logs());
+        }
+        return result;
+    }
+
+    /**
+     * Like {@link #result(Duration)} for a scenario that cut the client's connections: the client must have started
+     * on the transport asked for, but may then have fallen back to another (Faye leaves WebSocket for long-polling
+     * once a socket failed).
+     *
+     * @param timeout how long to wait for the process to end
+     * @return the result, as parsed JSON
+     */
+    Map<String, Object> resultAfterConnectionsCut(Duration timeout) {
+        Map<String, Object> result = succeeded(timeout);
+        List<?> connectionTypes = (List<?>) result.get("connectionTypes");
+        if (connectionTypes.isEmpty() || !transport.equals(connectionTypes.get(0))) {
+            throw new AssertionError(description + " connected with " + connectionTypes + logs());
+        }
+        return result;
+    }
+
+    private Map<String, Object> succeeded(Duration timeout) {
         Map<String, Object> result = anyResult(timeout);
         if (!Boolean.TRUE.equals(result.get("ok"))) {
             throw new AssertionError(description + " failed: " + result.get("error") + logs());
+        }
+        if (!(result.get("connectionTypes") instanceof List)) {
+            throw new AssertionError(description + " reported no connectionTypes" + logs());
         }
         return result;
     }

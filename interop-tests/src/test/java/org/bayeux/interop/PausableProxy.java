@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A TCP relay on the loopback interface between a client and the server that can be paused: while paused, bytes
- * are read but not passed on in either direction, as on a network that stopped delivering. A client behind a
- * paused proxy sends no connect the server can see, so the server expires its session; after {@link #resume()}
- * the client learns it and handshakes again. Works for any transport over TCP.
+ * are read but not passed on in either direction, as on a network that stopped delivering, and the connections can
+ * be dropped. A client behind a paused proxy sends no connect the server can see, so the server expires its session;
+ * after {@link #resume()} the client learns it and handshakes again. Works for any transport over TCP.
  */
 final class PausableProxy implements AutoCloseable {
     /** The longest a relay thread waits at a closed gate before giving up the connection. */
@@ -62,6 +62,16 @@ final class PausableProxy implements AutoCloseable {
         synchronized (gate) {
             paused = false;
             gate.notifyAll();
+        }
+    }
+
+    /**
+     * Closes every connection open now, on both sides: the server sees its client's connections end, the client
+     * sees them reset; connections the client opens next are held by the pause like any other.
+     */
+    void dropConnections() {
+        for (Socket socket : Set.copyOf(sockets)) {
+            closeQuietly(socket);
         }
     }
 
