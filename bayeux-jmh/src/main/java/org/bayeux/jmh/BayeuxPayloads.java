@@ -64,7 +64,10 @@ public final class BayeuxPayloads {
         return batch;
     }
 
-    /** @return the UTF-8 bytes of a text */
+    /**
+     * @param text a payload
+     * @return its UTF-8 bytes
+     */
     public static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
@@ -73,8 +76,8 @@ public final class BayeuxPayloads {
         return "user-" + (1000 + i * 37);
     }
 
-    /** About 35 characters of chat, with the odd accent as real chat has; the data object is then ~50 bytes. */
+    /** A short line of chat, with the odd accent as real chat has; the data object is then about 50 bytes. */
     private static String text(int i) {
-        return i % 4 == 3 ? "caf\u00e9 at five? bring the slides #" + i : "see you at five, bring the slides #" + i;
+        return i % 4 == 3 ? "caf\u00e9 at five? #" + i : "see you at five! #" + i;
     }
 }

@@ -149,7 +149,8 @@ final class MessageProcessor {
                 session = outcome.session;
             }
         }
-        if (session != null) {
+        // A connect in the batch already took what fits in one response; anything left waits for the next one.
+        if (session != null && response.isEmpty()) {
             response.addAll(session.takeForPiggyback(carrier));
         }
         for (Outcome outcome : outcomes) {

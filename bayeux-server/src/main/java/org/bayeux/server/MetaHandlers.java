@@ -111,7 +111,7 @@ final class MetaHandlers {
         }
         reply.setSuccessful(true);
         reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
-        ServerSessionImpl.ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
+        ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
         if (outcome == null) {
             return CompletableFuture.completedFuture(Outcome.reply(null, unknownSession(request)));
         }

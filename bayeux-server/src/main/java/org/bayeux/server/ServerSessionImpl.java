@@ -22,7 +22,6 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
-import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
 
@@ -33,19 +32,13 @@ import org.bayeux.server.transport.Carrier;
  * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl extends SessionSettings {
+final class ServerSessionImpl extends SessionCallbacks {
     private final BayeuxServerImpl server;
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
 
-    private final CallbackList<SessionExtension> extensions = new CallbackList<>();
-    private final CallbackList<QueueListener> queueListeners = new CallbackList<>();
-    private final CallbackList<DeQueueListener> deQueueListeners = new CallbackList<>();
-    private final CallbackList<MaxQueueListener> maxQueueListeners = new CallbackList<>();
-    private final CallbackList<SessionMessageListener> messageListeners = new CallbackList<>();
-    private final CallbackList<SessionRemovedListener> removedListeners = new CallbackList<>();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
@@ -176,7 +169,7 @@ final class ServerSessionImpl extends SessionSettings {
         if (message == null) {
             return false;
         }
-        for (SessionMessageListener listener : messageListeners.list()) {
+        for (SessionMessageListener listener : messageListeners().list()) {
             ServerMessage seen = message;
             if (!Callbacks.test(listener, () -> listener.onMessage(this, sender, seen), true)) {
                 return false;
@@ -226,7 +219,7 @@ final class ServerSessionImpl extends SessionSettings {
 
     private ServerMessage applyOutgoingExtensions(ServerMessage message) {
         ServerMessage current = message;
-        for (SessionExtension extension : extensions.list()) {
+        for (SessionExtension extension : extensions().list()) {
             ServerMessage input = current;
             ServerMessage[] output = {input};
             Callbacks.run(extension, () -> output[0] = extension.send(this, input));
@@ -242,7 +235,7 @@ final class ServerSessionImpl extends SessionSettings {
     }
 
     private boolean offerToQueueListeners(ServerSessionImpl sender, ServerMessage message) {
-        for (QueueListener listener : queueListeners.list()) {
+        for (QueueListener listener : queueListeners().list()) {
             if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
                 return false;
             }
@@ -254,8 +247,8 @@ final class ServerSessionImpl extends SessionSettings {
     private enum Overflow { ENQUEUE, DROP, DISCONNECT }
 
     private Overflow resolveOverflow(ArrayDeque<ServerMessage> pending, ServerSessionImpl sender, ServerMessage message) {
-        if (!maxQueueListeners.isEmpty()) {
-            for (MaxQueueListener listener : maxQueueListeners.list()) {
+        if (!maxQueueListeners().isEmpty()) {
+            for (MaxQueueListener listener : maxQueueListeners().list()) {
                 if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending, sender, message), false)) {
                     return Overflow.DROP;
                 }
@@ -322,15 +315,16 @@ final class ServerSessionImpl extends SessionSettings {
                 return;
             }
             if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
-                if (queue != null && !queue.isEmpty()) {
-                    held.carrier.send(drain(false));
+                // Frames are capped in size: send as many as the queue needs, bounded by its length now.
+                for (int frames = queue == null ? 0 : queue.size(); frames > 0 && !queue.isEmpty(); frames--) {
+                    held.carrier.send(drain(null, held.carrier.maxResponseBytes()));
                 }
                 return;
             }
             completing = held;
             held = null;
             completing.cancelTimeout();
-            messages = drain(true);
+            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
         }
         completeConnect(completing, messages);
     }
@@ -338,22 +332,31 @@ final class ServerSessionImpl extends SessionSettings {
     /**
      * Takes the queue for delivery; {@link DeQueueListener}s may rewrite it first. Called under the lock.
      *
-     * @param forConnectReply true when building a connect reply: listeners run even for an empty queue
+     * <p>Only as many messages as fit in {@code maxBytes} are taken (at least one); the rest stay queued, still
+     * due, for the next delivery. The cut is made before the listeners run, so that they see exactly the messages
+     * that leave (the {@code ack} extension numbers them).</p>
+     *
+     * @param connectReply the connect reply the messages go out with (listeners then run even for an empty
+     *                     queue), or null when they are pushed or piggy-backed
+     * @param maxBytes the most JSON bytes the carrier takes at once
      */
-    private List<ServerMessage> drain(boolean forConnectReply) {
+    private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
         ArrayDeque<ServerMessage> pending = queue();
-        if (forConnectReply || !pending.isEmpty()) {
-            for (DeQueueListener listener : deQueueListeners.list()) {
-                Callbacks.run(listener, () -> listener.deQueue(this, pending));
+        ArrayDeque<ServerMessage> left = QueueCut.beyond(pending, maxBytes, server.getCodec());
+        if (connectReply != null || !pending.isEmpty()) {
+            for (DeQueueListener listener : deQueueListeners().list()) {
+                Callbacks.run(listener, () -> listener.deQueue(this, pending, connectReply));
             }
         }
-        if (pending.isEmpty()) {
-            return List.of();
-        }
-        List<ServerMessage> result = new ArrayList<>(pending);
+        List<ServerMessage> result = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
         pending.clear();
-        due = false;
-        cancelLazyFlush();
+        if (left != null) {
+            pending.addAll(left);
+        }
+        due = !pending.isEmpty();
+        if (!due) {
+            cancelLazyFlush();
+        }
         return result;
     }
 
@@ -371,25 +374,11 @@ final class ServerSessionImpl extends SessionSettings {
             if (batchDepth > 0 || queue == null || queue.isEmpty()) {
                 return List.of();
             }
-            return drain(false);
+            return drain(null, carrier.maxResponseBytes());
         }
     }
 
     // ---- connect ---------------------------------------------------------------------------------------------
-
-    /** The outcome of a {@code /meta/connect}: either held, or answered now with the messages to send first. */
-    static final class ConnectOutcome {
-        static final ConnectOutcome HELD = new ConnectOutcome(null);
-        final List<ServerMessage> messages;
-
-        ConnectOutcome(List<ServerMessage> messages) {
-            this.messages = messages;
-        }
-
-        boolean isHeld() {
-            return this == HELD;
-        }
-    }
 
     /**
      * Handles a connect: supersedes a held one, then holds this one or answers it now.
@@ -437,7 +426,7 @@ final class ServerSessionImpl extends SessionSettings {
                         TimeUnit.MILLISECONDS);
                 outcome = ConnectOutcome.HELD;
             } else {
-                outcome = new ConnectOutcome(drain(true));
+                outcome = new ConnectOutcome(drain(reply, via.maxResponseBytes()));
                 if (localSession == null) {
                     expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
                 }
@@ -460,7 +449,7 @@ final class ServerSessionImpl extends SessionSettings {
             }
             completing = held;
             held = null;
-            messages = drain(true);
+            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
         }
         completeConnect(completing, messages);
     }
@@ -575,7 +564,7 @@ final class ServerSessionImpl extends SessionSettings {
     }
 
     void notifyRemoved(ServerMessage message, boolean expired) {
-        for (SessionRemovedListener listener : removedListeners.list()) {
+        for (SessionRemovedListener listener : removedListeners().list()) {
             Callbacks.run(listener, () -> listener.removed(this, message, expired));
         }
     }
@@ -603,77 +592,6 @@ final class ServerSessionImpl extends SessionSettings {
         }
         flush();
         return true;
-    }
-
-    // ---- callbacks -------------------------------------------------------------------------------------------
-
-    List<SessionExtension> extensionList() {
-        return extensions.list();
-    }
-
-    @Override
-    public void addExtension(SessionExtension extension) {
-        extensions.add(extension);
-    }
-
-    @Override
-    public void removeExtension(SessionExtension extension) {
-        extensions.remove(extension);
-    }
-
-    @Override
-    public List<SessionExtension> getExtensions() {
-        return extensions.snapshot();
-    }
-
-    @Override
-    public void addQueueListener(QueueListener listener) {
-        queueListeners.add(listener);
-    }
-
-    @Override
-    public void removeQueueListener(QueueListener listener) {
-        queueListeners.remove(listener);
-    }
-
-    @Override
-    public void addDeQueueListener(DeQueueListener listener) {
-        deQueueListeners.add(listener);
-    }
-
-    @Override
-    public void removeDeQueueListener(DeQueueListener listener) {
-        deQueueListeners.remove(listener);
-    }
-
-    @Override
-    public void addMaxQueueListener(MaxQueueListener listener) {
-        maxQueueListeners.add(listener);
-    }
-
-    @Override
-    public void removeMaxQueueListener(MaxQueueListener listener) {
-        maxQueueListeners.remove(listener);
-    }
-
-    @Override
-    public void addMessageListener(SessionMessageListener listener) {
-        messageListeners.add(listener);
-    }
-
-    @Override
-    public void removeMessageListener(SessionMessageListener listener) {
-        messageListeners.remove(listener);
-    }
-
-    @Override
-    public void addRemovedListener(SessionRemovedListener listener) {
-        removedListeners.add(listener);
-    }
-
-    @Override
-    public void removeRemovedListener(SessionRemovedListener listener) {
-        removedListeners.remove(listener);
     }
 
     @Override

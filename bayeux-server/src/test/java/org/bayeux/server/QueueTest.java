@@ -97,6 +97,36 @@ class QueueTest {
     }
 
     @Test
+    void responsesAreCappedInSizeAndTheRestFollowsAtOnce() throws Exception {
+        TestClient a = connected(engine);
+        TestClient b = connected(engine);
+        a.subscribe("/big");
+        a.maxResponseBytes(2500);
+        String kilobyte = "\"" + "x".repeat(1000) + "\"";
+        for (int i = 0; i < 5; i++) {
+            b.publish("/big", kilobyte);
+        }
+        int received = 0;
+        for (int round = 0; round < 5 && received < 5; round++) {
+            TestResponse response = a.connect().get(500, TimeUnit.MILLISECONDS);
+            assertThat(response.deliveries()).hasSizeBetween(1, 2);
+            assertThat(response.text().length()).isLessThan(2500 + 400);
+            received += response.deliveries().size();
+        }
+        assertThat(received).isEqualTo(5);
+    }
+
+    @Test
+    void oneMessageLargerThanTheCapStillLeaves() throws Exception {
+        TestClient a = connected(engine);
+        TestClient b = connected(engine);
+        a.subscribe("/big");
+        a.maxResponseBytes(100);
+        b.publish("/big", "\"" + "y".repeat(1000) + "\"");
+        assertThat(a.connect().get(500, TimeUnit.MILLISECONDS).deliveries()).hasSize(1);
+    }
+
+    @Test
     void channelLazyTimeoutIsCappedByMaxLazyTimeout() {
         engine.server().createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(Duration.ofMinutes(5)));
         assertThat(engine.server().getChannel("/lazy").getLazyTimeout()).isEqualTo(Duration.ofSeconds(2));

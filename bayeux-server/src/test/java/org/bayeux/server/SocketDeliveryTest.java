@@ -28,12 +28,12 @@ class SocketDeliveryTest {
         a.handshake();
         a.call("[" + a.connectMessage(",\"advice\":{\"timeout\":0}") + "]");
         a.call("[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/chat/a\",\"clientId\":\"" + a.clientId() + "\"}]");
-        a.send("[" + a.connectMessage("") + "]");
+        java.util.concurrent.CompletableFuture<TestResponse> nextFrame = a.send("[" + a.connectMessage("") + "]");
         long heldAt = System.nanoTime();
         TestClient b = engine.newClient();
         b.handshake();
         b.publish("/chat/a", "\"hi\"");
-        TestResponse push = a.nextFrame();
+        TestResponse push = nextFrame.get(5, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(push.messages()).hasSize(1);
         assertThat(push.messages().get(0)).containsEntry("channel", "/chat/a").containsEntry("data", "hi");
         TestResponse heartbeat = a.nextFrame();
@@ -68,9 +68,9 @@ class SocketDeliveryTest {
         TestClient resumed = a.reopenSocket();
         TestResponse answer = resumed.call("[" + resumed.connectMessage(",\"advice\":{\"timeout\":0}") + "]");
         assertThat(answer.messages()).extracting(m -> m.get("channel")).containsExactly("/chat/a", "/meta/connect");
-        resumed.send("[" + resumed.connectMessage("") + "]");
+        java.util.concurrent.CompletableFuture<TestResponse> push = resumed.send("[" + resumed.connectMessage("") + "]");
         b.publish("/chat/a", "2");
-        Map<String, Object> pushed = resumed.nextFrame().messages().get(0);
+        Map<String, Object> pushed = push.get(5, java.util.concurrent.TimeUnit.SECONDS).messages().get(0);
         assertThat(pushed).containsEntry("data", 2L);
     }
 

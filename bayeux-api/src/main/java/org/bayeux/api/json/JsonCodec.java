@@ -15,7 +15,9 @@ import java.util.function.Supplier;
  * is).</p>
  *
  * <p>Implementations are thread-safe and reject, with {@link MalformedJsonException}, input that is not JSON,
- * that nests deeper than {@link #maxNestingDepth()}, or whose top level is not what the method expects.</p>
+ * that nests deeper than {@link #maxNestingDepth()}, or whose top level is not what the method expects. The
+ * codecs of this project accept depths from 1 to 500, and refuse to encode values nested deeper than 1,000 levels
+ * (which also catches a value that contains itself).</p>
  */
 public interface JsonCodec {
     /** The nesting depth a codec allows unless told otherwise. */

@@ -1,11 +1,5 @@
 package org.bayeux.json.jetty;
 
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -23,8 +17,8 @@ import org.bayeux.api.json.MalformedJsonException;
  * through {@link JsonWriter}. One {@code StrictJson} serves all threads: every parse keeps its state in its own
  * {@link ParseSource}, and every encoding in its own output.</p>
  *
- * <p>Jetty's {@code JSON} reads characters, not bytes, so {@code byte[]} input is decoded first, with a decoder that
- * rejects ill-formed UTF-8 instead of replacing it. Byte output is encoded as it is written, and
+ * <p>Jetty's {@code JSON} reads characters, not bytes, so {@code byte[]} input is decoded first, by
+ * {@link Utf8Decoder}, which rejects ill-formed UTF-8 instead of replacing it. Byte output is encoded as it is written, and
  * {@link org.bayeux.api.json.JsonFragment}s are copied into it as bytes.</p>
  */
 public final class JettyJsonCodec implements JsonCodec {
@@ -105,24 +99,15 @@ public final class JettyJsonCodec implements JsonCodec {
         }
     }
 
-    /** Decodes strictly: the JDK's UTF-8 decoder, set to report, rejects every ill-formed sequence. */
+    /** Decodes strictly: every ill-formed UTF-8 sequence is an error, never a replacement character. */
     private ParseSource decode(byte[] utf8, int offset, int length) throws MalformedJsonException {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(utf8, offset, length);
         // UTF-8 never has more characters than bytes.
         char[] chars = new char[length];
-        CharBuffer out = CharBuffer.wrap(chars);
-        CoderResult result = decoder.decode(in, out, true);
-        if (!result.isError()) {
-            result = decoder.flush(out);
+        int decoded = Utf8Decoder.decode(utf8, offset, length, chars);
+        if (decoded < 0) {
+            throw new MalformedJsonException("invalid UTF-8 at byte offset " + (-1 - decoded));
         }
-        if (result.isError()) {
-            // The decoder stops with the input positioned at the start of the bad sequence.
-            throw new MalformedJsonException("invalid UTF-8 at byte offset " + (in.position() - offset));
-        }
-        return new ParseSource(chars, out.position(), maxNestingDepth);
+        return new ParseSource(chars, decoded, maxNestingDepth);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.bayeux.json.jetty;
 
+import org.bayeux.api.json.UnencodableValueException;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;

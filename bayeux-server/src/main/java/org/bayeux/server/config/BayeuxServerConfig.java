@@ -74,7 +74,7 @@ public final class BayeuxServerConfig {
             "The JSON codec: jackson (module bayeux-json-jackson) or jetty (module bayeux-json-jetty).");
     /** The deepest nesting accepted in incoming JSON. */
     public static final ConfigOption<Integer> MAX_NESTING_DEPTH = ConfigOption.integer("maxNestingDepth",
-            JsonCodec.DEFAULT_MAX_NESTING_DEPTH, n -> n >= 4 && n <= 1000, "an integer from 4 to 1000",
+            JsonCodec.DEFAULT_MAX_NESTING_DEPTH, n -> n >= 4 && n <= 500, "an integer from 4 to 500",
             "The deepest nesting of JSON objects and arrays accepted in incoming messages.");
 
     /** Every option, in documentation order. */

@@ -45,6 +45,14 @@ public interface Carrier {
     void send(List<ServerMessage> messages);
 
     /**
+     * @return the most JSON bytes of queued messages to send at once (an HTTP response, a WebSocket frame); the
+     *         rest stay queued for the next delivery. One message is always sent, however large.
+     */
+    default int maxResponseBytes() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * A connect held on this carrier was replaced by a newer one and will get no reply from the engine. Long-polling
      * answers such a request with an HTTP error status; WebSocket sends nothing.
      */

@@ -21,7 +21,9 @@ public final class EngineHarness implements AutoCloseable {
      * @return a started engine
      */
     public static EngineHarness start(Consumer<BayeuxServerConfig.Builder> configure) {
-        BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder();
+        // The suite runs once per codec; see the surefire executions in this module's pom.
+        BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder()
+                .codec(System.getProperty("bayeux.test.codec", "jackson"));
         configure.accept(builder);
         BayeuxServerImpl server = new BayeuxServerImpl(builder.build());
         server.start();

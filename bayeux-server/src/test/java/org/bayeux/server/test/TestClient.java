@@ -2,6 +2,7 @@ package org.bayeux.server.test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,7 @@ public final class TestClient {
     private final SocketCarrier socket;
     private final AtomicLong ids = new AtomicLong();
     private volatile String clientId;
+    private volatile int maxResponseBytes = Integer.MAX_VALUE;
 
     TestClient(BayeuxServerImpl server, boolean socketMode) {
         this.server = server;
@@ -55,6 +57,13 @@ public final class TestClient {
         this.clientId = clientId;
     }
 
+    /**
+     * @param maxBytes the most JSON bytes of queued messages this client's carriers take at once
+     */
+    public void maxResponseBytes(int maxBytes) {
+        this.maxResponseBytes = maxBytes;
+    }
+
     /** @return a new message id, unique for this client */
     public String nextId() {
         return String.valueOf(ids.incrementAndGet());
@@ -62,28 +71,24 @@ public final class TestClient {
 
     /**
      * Sends a batch. In request mode the future completes with the response to this batch (later for a held
-     * connect). In socket mode the future is already complete with null: every frame the engine sends lands in
-     * {@link #frames()}.
+     * connect); in socket mode it completes with the first frame sent after this batch was handed over, and that
+     * frame is not also put in {@link #frames()}.
      *
      * @param json the batch
      * @return the response
      */
     public CompletableFuture<TestResponse> send(String json) {
-        byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
         List<ServerMessageImpl> batch;
         try {
+            byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
             batch = server.parse(utf8, 0, utf8.length);
         } catch (BadBatchException bad) {
-            TestResponse refused = new TestResponse(TestResponse.BAD_REQUEST, List.of(), bad.getMessage());
-            if (socket != null) {
-                socket.frames.add(refused);
-                return CompletableFuture.completedFuture(null);
-            }
-            return CompletableFuture.completedFuture(refused);
+            return CompletableFuture.completedFuture(new TestResponse(TestResponse.BAD_REQUEST, List.of(), bad.getMessage()));
         }
         if (socket != null) {
+            CompletableFuture<TestResponse> next = socket.nextFrame();
             server.handle(batch, socket);
-            return CompletableFuture.completedFuture(null);
+            return next;
         }
         RequestCarrier carrier = new RequestCarrier();
         server.handle(batch, carrier);
@@ -91,16 +96,12 @@ public final class TestClient {
     }
 
     /**
-     * Sends a batch and waits for its response; in socket mode, for the next frame.
+     * Sends a batch and waits for its response.
      *
      * @param json the batch
      * @return the response
      */
     public TestResponse call(String json) {
-        if (socket != null) {
-            send(json);
-            return nextFrame();
-        }
         try {
             return send(json).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException timeout) {
@@ -256,6 +257,11 @@ public final class TestClient {
         }
 
         @Override
+        public int maxResponseBytes() {
+            return maxResponseBytes;
+        }
+
+        @Override
         public boolean allowsPiggyback() {
             return true;
         }
@@ -275,8 +281,15 @@ public final class TestClient {
 
     private final class SocketCarrier implements Carrier {
         final LinkedBlockingQueue<TestResponse> frames = new LinkedBlockingQueue<>();
+        final List<CompletableFuture<TestResponse>> waiting = new ArrayList<>();
         final List<ServerSession> attached = new CopyOnWriteArrayList<>();
         volatile boolean closed;
+
+        synchronized CompletableFuture<TestResponse> nextFrame() {
+            CompletableFuture<TestResponse> next = new CompletableFuture<>();
+            waiting.add(next);
+            return next;
+        }
 
         @Override
         public String transportName() {
@@ -294,6 +307,11 @@ public final class TestClient {
         }
 
         @Override
+        public int maxResponseBytes() {
+            return maxResponseBytes;
+        }
+
+        @Override
         public boolean allowsPiggyback() {
             return true;
         }
@@ -303,7 +321,16 @@ public final class TestClient {
             if (closed) {
                 return;
             }
-            frames.add(decode(messages));
+            TestResponse frame = decode(messages);
+            List<CompletableFuture<TestResponse>> toComplete;
+            synchronized (this) {
+                toComplete = new ArrayList<>(waiting);
+                waiting.clear();
+            }
+            if (toComplete.isEmpty()) {
+                frames.add(frame);
+            }
+            toComplete.forEach(future -> future.complete(frame));
         }
 
         @Override

@@ -93,8 +93,12 @@ public final class StandaloneServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        jetty.stop();
+    public void close() {
+        try {
+            jetty.stop();
+        } catch (Exception failure) {
+            throw new IllegalStateException("Could not stop the server", failure);
+        }
     }
 
     /**

@@ -48,6 +48,11 @@ final class HttpCarrier implements Carrier {
     }
 
     @Override
+    public int maxResponseBytes() {
+        return transport.config().get(TransportConfig.HTTP_MAX_RESPONSE);
+    }
+
+    @Override
     public boolean allowsPiggyback() {
         return callback == null;
     }

@@ -38,6 +38,11 @@ public final class TransportConfig {
     public static final ConfigOption<Integer> DUPLICATE_CONNECT_STATUS = ConfigOption.integer("duplicateConnectStatus",
             500, n -> n >= 400 && n <= 599 && n != 408, "an HTTP status from 400 to 599, never 408",
             "The HTTP status that ends a held long poll replaced by a newer connect of the same session.");
+    /** The most queued-message bytes in one HTTP response. */
+    public static final ConfigOption<Integer> HTTP_MAX_RESPONSE = ConfigOption.integer("httpMaxResponseBytes",
+            1024 * 1024, n -> n >= 1024, "an integer of at least 1024",
+            "The most JSON bytes of queued messages in one HTTP response (one message always goes, however large); "
+                    + "the rest follow on the next connect, which is answered at once.");
     /** Whether JSONP is served. */
     public static final ConfigOption<Boolean> CALLBACK_POLLING = ConfigOption.bool("callbackPolling", true,
             "Whether the callback-polling (JSONP) transport is offered.");
@@ -51,7 +56,8 @@ public final class TransportConfig {
     /** The smallest WebSocket message worth compressing. */
     public static final ConfigOption<Integer> WS_DEFLATE_MIN_SIZE = ConfigOption.integer("wsDeflateMinSizeBytes", 256,
             n -> n >= 0, "an integer of 0 or more",
-            "With permessage-deflate negotiated, messages smaller than this are sent uncompressed.");
+            "With permessage-deflate negotiated, messages smaller than this should go uncompressed. Not applied on "
+                    + "Jetty, whose permessage-deflate compresses every message.");
     /** The largest outgoing WebSocket frame. */
     public static final ConfigOption<Integer> WS_MAX_FRAME = ConfigOption.integer("wsMaxOutgoingFrameBytes", 64 * 1024,
             n -> n >= 1024, "an integer of at least 1024",
@@ -60,7 +66,7 @@ public final class TransportConfig {
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
             MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, DUPLICATE_CONNECT_STATUS,
-            CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME);
+            HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME);
 
     private final Map<ConfigOption<?>, Object> values;
 

@@ -46,7 +46,8 @@ public final class BayeuxEndpoint {
     /**
      * @param engine the engine, not yet started
      * @param config the transport configuration
-     * @return the endpoint's handler, to mount in a context of the caller's choice
+     * @return the endpoint's handler, to mount in a context of the caller's choice; it serves HTTP and WebSocket
+     *         upgrades on the context's path and every path below it
      */
     public static Handler newHandler(BayeuxServerImpl engine, TransportConfig config) {
         return new BayeuxHandler(engine, config);

@@ -9,16 +9,20 @@ import org.bayeux.transport.http.TransportConfig;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.util.Callback;
 
 /**
  * The Bayeux endpoint as a Jetty core {@link Handler}: it serves the path it is mounted on and every path below it
- * (clients append {@code /handshake}, {@code /connect}, ...). Starting the handler starts the engine; stopping it
- * stops the engine.
+ * (clients append {@code /handshake}, {@code /connect}, ...), over HTTP and, unless
+ * {@link TransportConfig#WEBSOCKET} is off, WebSocket. Starting the handler starts the engine; stopping it stops
+ * the engine.
  */
 public final class BayeuxHandler extends Handler.Abstract {
     private final BayeuxServerImpl engine;
     private final HttpTransport http;
+    private final WebSocketTransport webSocket;
 
     /**
      * @param engine the engine, not yet started
@@ -27,8 +31,13 @@ public final class BayeuxHandler extends Handler.Abstract {
     public BayeuxHandler(BayeuxServerImpl engine, TransportConfig config) {
         this.engine = engine;
         this.http = new HttpTransport(engine, config);
-        // WebSocket is advertised only once its transport is mounted; until then clients must not try it.
-        List<String> names = new ArrayList<>(http.transportNames());
+        this.webSocket = config.get(TransportConfig.WEBSOCKET) ? new WebSocketTransport(engine, config) : null;
+        // Clients pick their own preference among these, but list WebSocket first, as the best of them.
+        List<String> names = new ArrayList<>();
+        if (webSocket != null) {
+            names.add(WebSocketTransport.NAME);
+        }
+        names.addAll(http.transportNames());
         engine.setTransportNames(names);
     }
 
@@ -37,9 +46,21 @@ public final class BayeuxHandler extends Handler.Abstract {
         return engine;
     }
 
+    /** @return the number of WebSocket connections open on this endpoint now */
+    public int getWebSocketCount() {
+        return webSocket == null ? 0 : webSocket.openConnections();
+    }
+
     @Override
     protected void doStart() throws Exception {
         engine.start();
+        if (webSocket != null) {
+            Server server = getServer();
+            ContextHandler context = server.getContainer(this, ContextHandler.class);
+            // Jetty also manages the container from the context; managing it here too ties it to this handler:
+            // started by super.doStart() (if not already), stopped, closing every socket, before the engine stops.
+            addManaged(webSocket.container(server, context));
+        }
         super.doStart();
     }
 
@@ -51,6 +72,9 @@ public final class BayeuxHandler extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        if (webSocket != null && webSocket.handle(request, response, callback)) {
+            return true;
+        }
         http.handle(new JettyHttpExchange(request, response, callback));
         return true;
     }

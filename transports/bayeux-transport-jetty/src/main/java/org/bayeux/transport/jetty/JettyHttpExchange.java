@@ -15,11 +15,16 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.Promise;
+import org.eclipse.jetty.util.thread.Invocable.InvocationType;
 
 /**
  * An {@link HttpExchange} over Jetty's core request, response and callback.
  */
 final class JettyHttpExchange implements HttpExchange {
+    /** Bodies up to this many times the limit are read and discarded before the 413, so the client sees it. */
+    private static final int OVERSIZE_DRAIN_FACTOR = 4;
+
     private final Request request;
     private final Response response;
     private final Callback callback;
@@ -74,19 +79,26 @@ final class JettyHttpExchange implements HttpExchange {
     public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
         long declared = request.getLength();
         if (declared > maxBytes) {
-            onFailure.accept(new BodyTooLargeException(maxBytes));
+            if (declared > (long) maxBytes * OVERSIZE_DRAIN_FACTOR) {
+                onFailure.accept(new BodyTooLargeException(maxBytes));
+                return;
+            }
+            // Answering while the client still uploads makes Jetty drop the connection, and the client may see a
+            // reset instead of the 413; a body up to a few times the limit is read and discarded first.
+            Content.Source.consumeAll(request, Callback.from(() -> onFailure.accept(new BodyTooLargeException(maxBytes)),
+                    failure -> onFailure.accept(new BodyTooLargeException(maxBytes))));
             return;
         }
-        Content.Source.asByteArrayAsync(request, maxBytes).whenComplete((body, failure) -> {
-            if (failure == null) {
-                onBody.accept(body);
-            } else if (failure instanceof IllegalArgumentException || failure.getCause() instanceof IllegalArgumentException) {
-                // Jetty fails the read this way when a body of unknown length passes the limit.
-                onFailure.accept(new BodyTooLargeException(maxBytes));
-            } else {
-                onFailure.accept(failure);
-            }
-        });
+        // The engine's work on a body never blocks, so the promise may run on the thread that read the body.
+        Content.Source.asByteArrayAsync(request, maxBytes, Promise.Invocable.from(InvocationType.NON_BLOCKING,
+                onBody, failure -> {
+                    if (failure instanceof IllegalArgumentException || failure.getCause() instanceof IllegalArgumentException) {
+                        // Jetty fails the read this way when a body of unknown length passes the limit.
+                        onFailure.accept(new BodyTooLargeException(maxBytes));
+                    } else {
+                        onFailure.accept(failure);
+                    }
+                }));
     }
 
     @Override

@@ -86,6 +86,10 @@ final class HttpTestServer implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        stopAll();
+    }
+
+    private void stopAll() throws Exception {
         senders.shutdownNow();
         client.stop();
         server.stop();

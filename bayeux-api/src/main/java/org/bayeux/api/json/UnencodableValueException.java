@@ -1,18 +1,22 @@
-package org.bayeux.json.jetty;
+package org.bayeux.api.json;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
  * A value with no JSON form, reported with where it sits in the value being encoded ({@code $.data.items[1]}), so
- * that the caller can find the culprit in a large message. The path is collected as the exception passes back up
+ * that the caller can find the culprit in a large message. Codecs throw it from {@link JsonCodec#toJson(Object)} and
+ * {@link JsonCodec#toJsonBytes(Object)}. The path is collected as the exception passes back up
  * through the containers, which costs nothing when encoding succeeds.
  */
-final class UnencodableValueException extends IllegalArgumentException {
+public final class UnencodableValueException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /** What cannot be encoded, without the path. */
     private final String problem;
+    /** Whether the path to the value is worth reporting (not for a value nested too deep). */
     private final boolean reportsPath;
+    /** The path to the value, outermost first, such as {@code .data} then {@code [1]}. */
     private final Deque<String> path = new ArrayDeque<>();
 
     private UnencodableValueException(String problem, boolean reportsPath) {
@@ -25,7 +29,7 @@ final class UnencodableValueException extends IllegalArgumentException {
      * @param value a value of a type JSON has no form for
      * @return the exception to throw
      */
-    static UnencodableValueException unsupportedType(Object value) {
+    public static UnencodableValueException unsupportedType(Object value) {
         return new UnencodableValueException("cannot encode a " + value.getClass().getName()
                 + " as JSON (supported: Map, Collection, Object[], String, Number, Boolean, null, JsonFragment)", true);
     }
@@ -34,7 +38,7 @@ final class UnencodableValueException extends IllegalArgumentException {
      * @param number a number that is NaN or infinite, or of a Number type the codec does not know
      * @return the exception to throw
      */
-    static UnencodableValueException unsupportedNumber(Number number) {
+    public static UnencodableValueException unsupportedNumber(Number number) {
         String problem = number instanceof Double || number instanceof Float
                 ? "cannot encode the number " + number + ": JSON has no NaN or infinity"
                 : "cannot encode a " + number.getClass().getName()
@@ -46,7 +50,7 @@ final class UnencodableValueException extends IllegalArgumentException {
      * @param key a map key that is not a String
      * @return the exception to throw
      */
-    static UnencodableValueException nonStringKey(Object key) {
+    public static UnencodableValueException nonStringKey(Object key) {
         String type = key == null ? "null" : "a " + key.getClass().getName();
         return new UnencodableValueException("cannot encode a map key that is " + type + " (" + key
                 + "); JSON object keys are strings", true);
@@ -56,7 +60,7 @@ final class UnencodableValueException extends IllegalArgumentException {
      * @param maxDepth the deepest nesting the encoder allows
      * @return the exception to throw
      */
-    static UnencodableValueException tooDeep(int maxDepth) {
+    public static UnencodableValueException tooDeep(int maxDepth) {
         // The path would be as long as the nesting; it tells nothing that the message does not.
         return new UnencodableValueException("cannot encode a value nested deeper than " + maxDepth
                 + " levels; does it contain itself?", false);
@@ -68,7 +72,7 @@ final class UnencodableValueException extends IllegalArgumentException {
      * @param key the key
      * @return this exception, to rethrow
      */
-    UnencodableValueException underKey(String key) {
+    public UnencodableValueException underKey(String key) {
         if (reportsPath) {
             path.addFirst("." + key);
         }
@@ -81,7 +85,7 @@ final class UnencodableValueException extends IllegalArgumentException {
      * @param index the index
      * @return this exception, to rethrow
      */
-    UnencodableValueException atIndex(int index) {
+    public UnencodableValueException atIndex(int index) {
         if (reportsPath) {
             path.addFirst("[" + index + "]");
         }

@@ -1,0 +1,84 @@
+package org.bayeux.json.jackson;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks {@link Utf8Validator} against the JDK's strict UTF-8 decoder on every sequence of up to three bytes and a
+ * broad sample of four-byte ones, at every alignment of the eight-byte ASCII fast path.
+ */
+class Utf8ValidatorTest {
+    private static final int[] EDGE_BYTES = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
+
+    /** Reused across checks: decoding millions of sequences must stay fast. */
+    private final CharsetDecoder jdk = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    private final List<String> disagreements = new ArrayList<>();
+
+    @Test
+    void agreesWithTheJdkOnEveryShortSequence() {
+        for (int first = 0; first < 256; first++) {
+            for (int second = 0; second < 256; second++) {
+                check(first, second);
+                if (first >= 0xE0) {
+                    for (int third = 0; third < 256; third += first < 0xF0 ? 1 : 17) {
+                        check(first, second, third);
+                    }
+                }
+            }
+        }
+        assertThat(disagreements).isEmpty();
+    }
+
+    @Test
+    void agreesWithTheJdkOnFourByteSequences() {
+        for (int first = 0xF0; first < 0x100; first++) {
+            for (int second = 0x70; second < 0xD0; second++) {
+                for (int third : EDGE_BYTES) {
+                    for (int fourth : EDGE_BYTES) {
+                        check(first, second, third, fourth);
+                    }
+                }
+            }
+        }
+        assertThat(disagreements).isEmpty();
+    }
+
+    @Test
+    void theOffsetReportedIsThatOfTheFirstBadSequenceRelativeToTheStart() {
+        byte[] bytes = "0123456789abcdefghij\u00e9klmnop".getBytes(StandardCharsets.UTF_8);
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 0, bytes.length)).isEqualTo(-1);
+        bytes[21] = 'x';
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 3, bytes.length - 3)).isEqualTo(17);
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 3, 17)).isEqualTo(-1);
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 3, 18)).isEqualTo(17);
+    }
+
+    /** Validates the bytes after an ASCII prefix, at each alignment, and notes any difference from the JDK. */
+    private void check(int... sequence) {
+        for (int prefix = 0; prefix <= Long.BYTES; prefix += Long.BYTES / 2) {
+            byte[] bytes = new byte[prefix + sequence.length];
+            Arrays.fill(bytes, 0, prefix, (byte) 'a');
+            for (int i = 0; i < sequence.length; i++) {
+                bytes[prefix + i] = (byte) sequence[i];
+            }
+            boolean ours = Utf8Validator.firstInvalidByte(bytes, 0, bytes.length) < 0;
+            jdk.reset();
+            boolean theirs = !jdk.decode(ByteBuffer.wrap(bytes), CharBuffer.allocate(bytes.length), true).isError();
+            if (ours != theirs) {
+                disagreements.add(Arrays.toString(sequence) + " after " + prefix + " ASCII: JDK " + theirs
+                        + ", ours " + ours);
+            }
+        }
+    }
+}
