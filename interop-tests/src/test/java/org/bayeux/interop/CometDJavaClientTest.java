@@ -166,6 +166,35 @@ class CometDJavaClientTest {
         }
     }
 
+    /**
+     * The CometD Java client buffers at most 1 MiB of a response, and fails the whole response (losing its messages)
+     * beyond that; 2.5 MB queued at once must come in several responses. (Before the server capped responses, it
+     * sent all 25 messages in one and the client received none.)
+     */
+    @ParameterizedTest(name = "{0} codec, {1}")
+    @MethodSource(VARIANTS)
+    void receivesMoreThanOneMiBQueuedAtOnce(String codec, String transport) throws Exception {
+        try (InteropServer server = new InteropServer(codec);
+             CometDJavaClient client = new CometDJavaClient(server.url(), transport)) {
+            String clientId = client.handshake();
+            BlockingQueue<Message> received = client.subscribe("/big");
+            String blob = Interop.blob(Interop.LARGE);
+
+            // The session's batch makes the 25 messages wait in its queue until all are there.
+            server.engine.getSession(clientId).batch(() -> {
+                for (int i = 0; i < 25; i++) {
+                    server.publish("/big", Map.of("i", i, "blob", blob));
+                }
+            });
+
+            for (long i = 0; i < 25; i++) {
+                Map<String, Object> data = next(received).getDataAsMap();
+                assertThat(data).containsEntry("i", i);
+                assertThat(data.get("blob")).isEqualTo(blob);
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0} codec, {1}")
     @MethodSource(VARIANTS)
     void receivesAThousandServerMessagesInOrderOnce(String codec, String transport) throws Exception {
