@@ -43,7 +43,7 @@ class CometDJavaClientTest {
     @ParameterizedTest(name = "{0} codec, {1}")
     @MethodSource(VARIANTS)
     void wildcardSubscriptionsMatchOneOrManySegments(String codec, String transport) throws Exception {
-        try (InteropServer server = new InteropServer(codec);
+        try (InteropServer server = new InteropServer(codec, InteropServer::inOrder);
              CometDJavaClient client = new CometDJavaClient(server.url(), transport)) {
             client.handshake();
             BlockingQueue<Message> one = client.subscribe("/w/*");
@@ -83,7 +83,7 @@ class CometDJavaClientTest {
     @ParameterizedTest(name = "{0} codec, {1}")
     @MethodSource(VARIANTS)
     void unsubscribedChannelDeliversNoMore(String codec, String transport) throws Exception {
-        try (InteropServer server = new InteropServer(codec);
+        try (InteropServer server = new InteropServer(codec, InteropServer::inOrder);
              CometDJavaClient client = new CometDJavaClient(server.url(), transport)) {
             client.handshake();
             BlockingQueue<Message> a = client.subscribe("/u/a");
@@ -221,7 +221,7 @@ class CometDJavaClientTest {
     @ParameterizedTest(name = "{0} codec, {1}")
     @MethodSource(VARIANTS)
     void ownThousandPublishesComeBackInOrderWithConnectOnlyDelivery(String codec, String transport) throws Exception {
-        try (InteropServer server = new InteropServer(codec, builder -> builder.metaConnectDeliveryOnly(true));
+        try (InteropServer server = new InteropServer(codec, InteropServer::inOrder);
              CometDJavaClient client = new CometDJavaClient(server.url(), transport)) {
             client.handshake();
             BlockingQueue<Message> received = client.subscribe("/seq");

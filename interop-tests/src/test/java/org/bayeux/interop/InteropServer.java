@@ -72,6 +72,17 @@ final class InteropServer implements AutoCloseable {
     }
 
     /**
+     * Delivery only in connect replies, so that a client's own publishes, each sent after the previous reply, come
+     * back in order: a scenario can then take a last message as proof that nothing before it is still on its way.
+     * (Piggy-backed deliveries may overtake each other; see docs/interoperability.md.)
+     *
+     * @param builder the engine configuration
+     */
+    static void inOrder(BayeuxServerConfig.Builder builder) {
+        builder.metaConnectDeliveryOnly(true);
+    }
+
+    /**
      * The settings of the expiry scenarios: sessions expire 2 s after their last connect (swept every 100 ms), and
      * connects are held long enough that no client's own request timeout runs out while the proxy is paused.
      *

@@ -42,7 +42,7 @@ class NodeClientTest {
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource(VARIANTS)
     void wildcardSubscriptionsMatchOneOrManySegments(String client, String codec, String transport) throws Exception {
-        try (InteropServer server = new InteropServer(codec)) {
+        try (InteropServer server = new InteropServer(codec, InteropServer::inOrder)) {
             Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "wildcard")
                     .result(RUN_LIMIT);
 
@@ -66,7 +66,7 @@ class NodeClientTest {
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource(VARIANTS)
     void unsubscribedChannelDeliversNoMore(String client, String codec, String transport) throws Exception {
-        try (InteropServer server = new InteropServer(codec)) {
+        try (InteropServer server = new InteropServer(codec, InteropServer::inOrder)) {
             Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "unsubscribe")
                     .result(RUN_LIMIT);
 
@@ -191,7 +191,7 @@ class NodeClientTest {
     void ownThousandPublishesComeBackInOrderWithConnectOnlyDelivery(String client, String codec, String transport)
             throws Exception {
         String pace = "cometd-js".equals(client) ? "burst" : "reply";
-        try (InteropServer server = new InteropServer(codec, builder -> builder.metaConnectDeliveryOnly(true))) {
+        try (InteropServer server = new InteropServer(codec, InteropServer::inOrder)) {
             Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "ordered",
                     Map.of("count", 1000, "pace", pace)).result(RUN_LIMIT);
 
