@@ -150,6 +150,27 @@ export const scenarios = {
     },
 
     /**
+     * Publishes a message of --size characters, over the server's limit, then a small one: the first must be
+     * refused, and the session must carry on (the next publish comes back).
+     */
+    async oversize(client, args) {
+        await within(client.handshake(), STEP_MS, "handshake");
+        const box = inbox();
+        await within(client.subscribe("/o", box.listener), STEP_MS, "subscribe");
+        let refusal = null;
+        try {
+            await within(client.publish("/o", {blob: blob(Number(args.size))}), 5000, "the oversized publish");
+        } catch (failure) {
+            refusal = String(failure.message ?? failure);
+        }
+        await within(client.publish("/o", {n: 2}), STEP_MS, "the publish after it");
+        await client.signal.until(() => box.messages.length > 0, STEP_MS, "the message back");
+        const result = base(client, {refusal, received: summarize(box.messages)});
+        await within(client.disconnect(), STEP_MS, "disconnect");
+        return result;
+    },
+
+    /**
      * Subscribes to --channel and waits for --count messages, published by someone else (the JUnit side waits for
      * the subscription on the server before it publishes). Large strings are summarized in the result.
      */

@@ -197,6 +197,23 @@ class CometDJavaClientTest {
 
     @ParameterizedTest(name = "{0} codec, {1}")
     @MethodSource(VARIANTS)
+    void aMessageOverTheSizeLimitIsRefusedAndTheSessionCarriesOn(String codec, String transport) throws Exception {
+        try (InteropServer server = new InteropServer(codec, builder -> builder.maxMessageSizeBytes(64 * 1024));
+             CometDJavaClient client = new CometDJavaClient(server.url(), transport)) {
+            client.handshake();
+            BlockingQueue<Message> received = client.subscribe("/o");
+
+            Message refused = client.publish("/o", Map.of("blob", Interop.blob(200 * 1024)));
+            Message accepted = client.publish("/o", Map.of("n", 2));
+
+            assertThat(refused.isSuccessful()).isFalse();
+            assertThat(accepted.isSuccessful()).isTrue();
+            assertThat(next(received).getDataAsMap()).isEqualTo(Map.of("n", 2L));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} codec, {1}")
+    @MethodSource(VARIANTS)
     void receivesAThousandServerMessagesInOrderOnce(String codec, String transport) throws Exception {
         try (InteropServer server = new InteropServer(codec);
              CometDJavaClient client = new CometDJavaClient(server.url(), transport)) {

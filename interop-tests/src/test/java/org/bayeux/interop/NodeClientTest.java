@@ -163,6 +163,24 @@ class NodeClientTest {
         }
     }
 
+    /**
+     * A message over the server's maxMessageSizeBytes is refused, and the session carries on. The CometD JS client
+     * on Node.js sends its bodies chunked, without a length.
+     */
+    @ParameterizedTest(name = "{0}, {1} codec, {2}")
+    @MethodSource("cometdJs")
+    void aMessageOverTheSizeLimitIsRefusedAndTheSessionCarriesOn(String client, String codec, String transport)
+            throws Exception {
+        try (InteropServer server = new InteropServer(codec, builder -> builder.maxMessageSizeBytes(64 * 1024))) {
+            Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "oversize",
+                    Map.of("size", 200 * 1024, "options", "{\"maxSendBayeuxMessageSize\":1048576}"))
+                    .result(RUN_LIMIT);
+
+            assertThat((String) result.get("refusal")).contains("failed");
+            assertThat(result.get("received")).isEqualTo(List.of(Map.of("channel", "/o", "data", Map.of("n", 2L))));
+        }
+    }
+
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource(VARIANTS)
     void receivesAThousandServerMessagesInOrderOnce(String client, String codec, String transport) throws Exception {
