@@ -104,10 +104,11 @@ export class FayeClient {
     /**
      * @param {string} channel
      * @param {*} data
+     * @param {object} [options] Faye's publish options: attempts, deadline
      * @returns {Promise<void>} settled by the publish reply
      */
-    publish(channel, data) {
-        const publication = this.#client.publish(channel, data);
+    publish(channel, data, options) {
+        const publication = this.#client.publish(channel, data, options);
         return new Promise((resolve, reject) => publication.then(resolve, reject));
     }
 

@@ -151,15 +151,18 @@ export const scenarios = {
 
     /**
      * Publishes a message of --size characters, over the server's limit, then a small one: the first must be
-     * refused, and the session must carry on (the next publish comes back).
+     * refused, and the session must carry on (the next publish comes back). --publishOptions (JSON) go to the
+     * client's publish (Faye: attempts, deadline), --refusalWait bounds the wait for the refusal.
      */
     async oversize(client, args) {
         await within(client.handshake(), STEP_MS, "handshake");
         const box = inbox();
         await within(client.subscribe("/o", box.listener), STEP_MS, "subscribe");
         let refusal = null;
+        const publishOptions = args.publishOptions ? JSON.parse(args.publishOptions) : undefined;
         try {
-            await within(client.publish("/o", {blob: blob(Number(args.size))}), 5000, "the oversized publish");
+            await within(client.publish("/o", {blob: blob(Number(args.size))}, publishOptions),
+                Number(args.refusalWait ?? 5000), "the oversized publish");
         } catch (failure) {
             refusal = String(failure.message ?? failure);
         }

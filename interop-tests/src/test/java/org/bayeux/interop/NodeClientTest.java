@@ -165,7 +165,9 @@ class NodeClientTest {
 
     /**
      * A message over the server's maxMessageSizeBytes is refused, and the session carries on. The CometD JS client
-     * on Node.js sends its bodies chunked, without a length.
+     * on Node.js sends its bodies chunked, without a length. (Not Faye: a request that fails can make it abort
+     * another one flushed in the same tick, its held connect included, and lose the messages in that response; see
+     * docs/interoperability.md.)
      */
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource("cometdJs")
