@@ -2,7 +2,7 @@
 // small interface that the scenarios use. The client itself is used as shipped: only its public API and
 // configuration options.
 import {adapt} from "cometd-nodejs-client";
-import {CometD} from "cometd";
+import {AckExtension, CometD} from "cometd";
 import {deferred, Signal} from "./common.mjs";
 
 // Installs XMLHttpRequest and WebSocket for the client; one cookie jar for the whole process.
@@ -18,6 +18,8 @@ export class CometDJsClient {
     connectionTypes = new Set();
     /** Successful /meta/connect replies seen. */
     connects = 0;
+    /** The ext of the last successful handshake reply. */
+    handshakeExt = null;
     /** Re-checked by waiters whenever a handshake, a connect reply or a message arrives. */
     signal = new Signal();
 
@@ -30,16 +32,21 @@ export class CometDJsClient {
     /**
      * @param {string} url the server's Bayeux endpoint
      * @param {string} transport "long-polling" or "websocket"
-     * @param {object} options extra CometD configuration, e.g. {maxSendBayeuxMessageSize: ...}
+     * @param {object} options extra CometD configuration, e.g. {maxSendBayeuxMessageSize: ...}; {ack: true}
+     *        registers CometD's ack extension instead
      */
     constructor(url, transport, options = {}) {
         const cometd = this.#cometd;
+        const {ack, ...configuration} = options;
+        if (ack) {
+            cometd.registerExtension("ack", new AckExtension());
+        }
         if (transport === "long-polling") {
             cometd.unregisterTransport("websocket");
         } else if (transport !== "websocket") {
             throw new Error(`unknown transport ${transport}`);
         }
-        cometd.configure({url, logLevel: "warn", ...options});
+        cometd.configure({url, logLevel: "warn", ...configuration});
         cometd.registerExtension("interop-observer", {
             outgoing: message => {
                 if (message.channel === "/meta/connect") {
@@ -55,6 +62,7 @@ export class CometDJsClient {
             }
             this.handshakes++;
             this.clientIds.push(message.clientId);
+            this.handshakeExt = message.ext ?? null;
             this.#transport = cometd.getTransport().type;
             if (message.reestablish) {
                 cometd.batch(() => {

@@ -21,6 +21,7 @@ function base(client, extra) {
         connectionTypes: [...client.connectionTypes],
         handshakes: client.handshakes,
         connects: client.connects,
+        handshakeExt: client.handshakeExt ?? null,
         clientIds: client.clientIds,
         ...extra
     };

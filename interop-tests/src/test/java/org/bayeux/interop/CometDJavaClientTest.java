@@ -8,8 +8,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.cometd.bayeux.Message;
 import org.cometd.client.BayeuxClient;
+import org.cometd.client.ext.AckExtension;
 import org.cometd.client.transport.ClientTransport;
 import org.cometd.common.JacksonJSONContextClient;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -271,6 +273,33 @@ class CometDJavaClientTest {
 
             assertThat(next(received).getDataAsMap()).as("nothing after the 1000th").containsEntry("seq", "end");
             assertThat(seqs).containsExactlyInAnyOrderElementsOf(zeroTo(1000));
+        }
+    }
+
+    /**
+     * With the ack extension on both sides, a message whose reply was lost with its connection comes again, once,
+     * in order, without a new handshake.
+     */
+    @ParameterizedTest(name = "{0} codec, {1}")
+    @MethodSource(VARIANTS)
+    void ackExtensionRedeliversAReplyLostWithItsConnection(String codec, String transport) throws Exception {
+        try (InteropServer server = new InteropServer(codec);
+             CometDJavaClient client = new CometDJavaClient(server.proxiedUrl(), transport)) {
+            server.engine.addExtension(new AcknowledgedMessagesExtension());
+            client.bayeux.addExtension(new AckExtension());
+            String clientId = client.handshake();
+            BlockingQueue<Message> received = client.subscribe("/ack/a");
+
+            server.publishAndLoseTheReply(server.engine.getSession(clientId), "/ack/a", Map.of("seq", 0));
+            server.publish("/ack/a", Map.of("seq", 1));
+            server.publish("/ack/a", Map.of("seq", 2));
+
+            for (long seq = 0; seq < 3; seq++) {
+                assertThat(next(received).getDataAsMap()).containsEntry("seq", seq);
+            }
+            server.publish("/ack/a", Map.of("seq", "end"));
+            assertThat(next(received).getDataAsMap()).as("nothing twice").containsEntry("seq", "end");
+            assertThat(client.clientIds).containsExactly(clientId);
         }
     }
 

@@ -204,6 +204,32 @@ final class InteropServer implements AutoCloseable {
     }
 
     /**
+     * Loses the reply that carries a message, as a network cut would: once the session's connect is held, the proxy
+     * is paused, the message is published (and written, in the held connect's reply, into the paused proxy), and
+     * the proxy drops its connections with that reply before resuming. Without the {@code ack} extension the
+     * message is lost; with it, the client's next connect acknowledges less than was sent and gets it again.
+     *
+     * @param session the receiving session, whose client goes through {@link #proxiedUrl()}
+     * @param channel the channel it is subscribed to
+     * @param data the message
+     * @throws Exception if the proxy cannot start
+     */
+    void publishAndLoseTheReply(ServerSession session, String channel, Object data) throws Exception {
+        await("held connect of " + session.getId()).atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(10))
+                .until(() -> engine.isConnectHeld(session));
+        PausableProxy paused = proxy();
+        paused.pause();
+        try {
+            publish(channel, data);
+            await("reply to the held connect of " + session.getId()).atMost(20, TimeUnit.SECONDS)
+                    .pollInterval(Duration.ofMillis(10)).until(() -> !engine.isConnectHeld(session));
+            paused.dropConnections();
+        } finally {
+            paused.resume();
+        }
+    }
+
+    /**
      * Waits for the one remote session subscribed to a channel, other than a given one.
      *
      * @param channel the channel

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -228,6 +229,32 @@ class NodeClientTest {
                     Map.of("count", 1000, "pace", "burst")).result(RUN_LIMIT);
 
             assertThat(result).containsEntry("count", 1000L).containsEntry("distinct", 1000L);
+        }
+    }
+
+    /**
+     * With the ack extension on both sides, a message whose reply was lost with its connection comes again, once,
+     * in order, without a new handshake. (Faye has no ack extension.)
+     */
+    @ParameterizedTest(name = "{0}, {1} codec, {2}")
+    @MethodSource("cometdJs")
+    void ackExtensionRedeliversAReplyLostWithItsConnection(String client, String codec, String transport)
+            throws Exception {
+        try (InteropServer server = new InteropServer(codec)) {
+            server.engine.addExtension(new AcknowledgedMessagesExtension());
+            NodeScenario run = NodeScenario.start(client, server.proxiedUrl(), transport, "feed",
+                    Map.of("channel", "/ack/a", "count", 3, "options", "{\"ack\":true}"));
+            ServerSession session = server.awaitSubscriber("/ack/a", null);
+
+            server.publishAndLoseTheReply(session, "/ack/a", Map.of("seq", 0));
+            server.publish("/ack/a", Map.of("seq", 1));
+            server.publish("/ack/a", Map.of("seq", 2));
+            Map<String, Object> result = run.resultAfterConnectionsCut(RUN_LIMIT);
+
+            assertThat(result.get("handshakeExt")).isEqualTo(Map.of("ack", true));
+            assertThat(result).containsEntry("handshakes", 1L).containsEntry("count", 3L)
+                    .containsEntry("distinct", 3L).containsEntry("outOfOrder", 0L).containsEntry("first", 0L)
+                    .containsEntry("last", 2L);
         }
     }
 
