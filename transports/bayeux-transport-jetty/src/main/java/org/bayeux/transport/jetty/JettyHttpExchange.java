@@ -1,5 +1,6 @@
 package org.bayeux.transport.jetty;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -89,16 +90,66 @@ final class JettyHttpExchange implements HttpExchange {
                     failure -> onFailure.accept(new BodyTooLargeException(maxBytes))));
             return;
         }
+        if (declared < 0) {
+            // No declared length (a chunked body, as the CometD JS client on Node.js sends): Jetty's own bounded read
+            // fails the request at the limit and leaves the rest unread, so the connection dies under the client's
+            // next request. Read here instead, and discard an oversized rest as above.
+            new UndeclaredLengthBody(maxBytes, onBody, onFailure).run();
+            return;
+        }
         // The engine's work on a body never blocks, so the promise may run on the thread that read the body.
         Content.Source.asByteArrayAsync(request, maxBytes, Promise.Invocable.from(InvocationType.NON_BLOCKING,
-                onBody, failure -> {
-                    if (failure instanceof IllegalArgumentException || failure.getCause() instanceof IllegalArgumentException) {
-                        // Jetty fails the read this way when a body of unknown length passes the limit.
-                        onFailure.accept(new BodyTooLargeException(maxBytes));
-                    } else {
-                        onFailure.accept(failure);
-                    }
-                }));
+                onBody, onFailure));
+    }
+
+    /**
+     * Reads a body of undeclared length, keeping up to {@code maxBytes}; past that it reads on and discards, up to
+     * {@link #OVERSIZE_DRAIN_FACTOR} times the limit, before reporting the body too large.
+     */
+    private final class UndeclaredLengthBody implements Runnable {
+        private final int maxBytes;
+        private final Consumer<byte[]> onBody;
+        private final Consumer<Throwable> onFailure;
+        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        private long total;
+
+        UndeclaredLengthBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
+            this.maxBytes = maxBytes;
+            this.onBody = onBody;
+            this.onFailure = onFailure;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Content.Chunk chunk = request.read();
+                if (chunk == null) {
+                    request.demand(this);
+                    return;
+                }
+                if (Content.Chunk.isFailure(chunk)) {
+                    onFailure.accept(chunk.getFailure());
+                    return;
+                }
+                ByteBuffer buffer = chunk.getByteBuffer();
+                total += buffer.remaining();
+                if (total <= maxBytes) {
+                    byte[] bytes = new byte[buffer.remaining()];
+                    buffer.get(bytes);
+                    kept.write(bytes, 0, bytes.length);
+                }
+                boolean last = chunk.isLast();
+                chunk.release();
+                if (total > (long) maxBytes * OVERSIZE_DRAIN_FACTOR || (last && total > maxBytes)) {
+                    onFailure.accept(new BodyTooLargeException(maxBytes));
+                    return;
+                }
+                if (last) {
+                    onBody.accept(kept.toByteArray());
+                    return;
+                }
+            }
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.bayeux.transport.jetty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayInputStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -11,8 +12,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.InputStreamRequestContent;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -111,6 +114,23 @@ class HttpTransportTest {
         start(codec);
         String big = "[{\"channel\":\"/a\",\"data\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}]";
         assertThat(server.send(server.post("/bayeux", big)).getStatus()).isEqualTo(413);
+    }
+
+    /** A chunked body over the limit also gets a 413, and the connection stays usable for the next request. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jackson"})
+    void oversizedChunkedBodyGets413AndTheConnectionLives(String codec) throws Exception {
+        start(codec);
+        String big = "[{\"channel\":\"/a\",\"data\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}]";
+        // A content of unknown length makes the client send the body chunked.
+        InputStreamRequestContent chunked = new InputStreamRequestContent("application/json",
+                new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)),
+                new ByteBufferPool.Sized(server.client.getByteBufferPool()));
+        ContentResponse refused = server.send(server.client.newRequest(server.uri("/bayeux")).method("POST")
+                .body(chunked).timeout(20, TimeUnit.SECONDS));
+
+        assertThat(refused.getStatus()).isEqualTo(413);
+        assertThat(refused.getHeaders().get(HttpHeader.CONNECTION)).as("the connection is kept").isNull();
     }
 
     @ParameterizedTest

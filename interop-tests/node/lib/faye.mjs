@@ -1,0 +1,123 @@
+// The Faye client for Node.js (npm "faye") behind the small interface that the scenarios use. The client is used
+// as shipped, through its public API and an observing extension.
+import faye from "faye";
+import {deferred, Signal} from "./common.mjs";
+
+export class FayeClient {
+    name = "faye";
+    /** Successful handshakes seen, first one included. */
+    handshakes = 0;
+    /** Every clientId the server gave this client, in order. */
+    clientIds = [];
+    /** The connectionType of every /meta/connect sent, to prove which transport carried the session. */
+    connectionTypes = new Set();
+    /** Successful /meta/connect replies seen. */
+    connects = 0;
+    /** Re-checked by waiters whenever a handshake, a reply or a message arrives. */
+    signal = new Signal();
+
+    #client;
+    /** channel -> Faye subscription */
+    #subscriptions = new Map();
+    /** Replies to /meta/unsubscribe seen, by subscription channel: Faye's API gives no callback for them. */
+    #unsubscribeReplies = new Map();
+
+    /**
+     * @param {string} url the server's Bayeux endpoint
+     * @param {string} transport "long-polling" or "websocket"
+     * @param {object} options extra Faye client options, e.g. {retry: 1}
+     */
+    constructor(url, transport, options = {}) {
+        this.#client = new faye.Client(url, options);
+        if (transport === "long-polling") {
+            this.#client.disable("websocket");
+        } else if (transport !== "websocket") {
+            throw new Error(`unknown transport ${transport}`);
+        }
+        this.#client.addExtension({
+            outgoing: (message, callback) => {
+                if (message.channel === "/meta/connect") {
+                    this.connectionTypes.add(message.connectionType);
+                }
+                callback(message);
+            },
+            incoming: (message, callback) => {
+                if (message.channel === "/meta/handshake" && message.successful) {
+                    this.handshakes++;
+                    this.clientIds.push(message.clientId);
+                } else if (message.channel === "/meta/connect" && message.successful) {
+                    this.connects++;
+                } else if (message.channel === "/meta/unsubscribe") {
+                    for (const channel of [].concat(message.subscription)) {
+                        this.#unsubscribeReplies.set(channel, message);
+                    }
+                }
+                callback(message);
+                this.signal.changed();
+            }
+        });
+    }
+
+    /** @returns {Promise<string>} the clientId, once the handshake (and Faye's first connect) went through */
+    handshake() {
+        const done = deferred();
+        this.#client.connect(() => done.resolve(this.clientIds[this.clientIds.length - 1]));
+        return done.promise;
+    }
+
+    /** @returns {string} the transport in use, as told by the last connect sent */
+    transportName() {
+        return [...this.connectionTypes].pop();
+    }
+
+    /**
+     * Faye subscribes again by itself after a re-handshake.
+     * @param {string} channel
+     * @param {(channel: string, data: *) => void} onMessage
+     * @returns {Promise<void>} settled by the subscribe reply
+     */
+    subscribe(channel, onMessage) {
+        const subscription = this.#client.subscribe(channel).withChannel((name, data) => {
+            onMessage(name, data);
+            this.signal.changed();
+        });
+        this.#subscriptions.set(channel, subscription);
+        return new Promise((resolve, reject) => subscription.then(resolve, reject));
+    }
+
+    /**
+     * @param {string} channel
+     * @returns {Promise<object>} the unsubscribe reply
+     */
+    async unsubscribe(channel) {
+        this.#unsubscribeReplies.delete(channel);
+        this.#subscriptions.get(channel).cancel();
+        this.#subscriptions.delete(channel);
+        await this.signal.until(() => this.#unsubscribeReplies.has(channel), 10000, `unsubscribe reply for ${channel}`);
+        const reply = this.#unsubscribeReplies.get(channel);
+        if (!reply.successful) {
+            throw new Error(`unsubscribe ${channel} failed: ${JSON.stringify(reply)}`);
+        }
+        return reply;
+    }
+
+    /**
+     * @param {string} channel
+     * @param {*} data
+     * @param {object} [options] Faye's publish options: attempts, deadline
+     * @returns {Promise<void>} settled by the publish reply
+     */
+    publish(channel, data, options) {
+        const publication = this.#client.publish(channel, data, options);
+        return new Promise((resolve, reject) => publication.then(resolve, reject));
+    }
+
+    /** @returns {Promise<void>} settled by the disconnect reply; at once if the client is not connected */
+    disconnect() {
+        const publication = this.#client.disconnect();
+        if (!publication) {
+            return Promise.resolve();
+        }
+        return new Promise((resolve, reject) => publication.then(resolve, reject));
+    }
+}

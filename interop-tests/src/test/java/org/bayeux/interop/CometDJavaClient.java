@@ -1,0 +1,218 @@
+package org.bayeux.interop;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.cometd.bayeux.Channel;
+import org.cometd.bayeux.Message;
+import org.cometd.bayeux.client.ClientSession;
+import org.cometd.bayeux.client.ClientSessionChannel;
+import org.cometd.client.BayeuxClient;
+import org.cometd.client.http.jetty.JettyHttpClientTransport;
+import org.cometd.client.transport.ClientTransport;
+import org.eclipse.jetty.client.HttpClient;
+
+/**
+ * The CometD Java client (unmodified, through its public API), with the waiting that tests need: each call
+ * returns once the server's reply arrived, or fails after a bounded time. Like a CometD application, it subscribes
+ * again after a re-handshake, from a {@code /meta/handshake} listener.
+ */
+final class CometDJavaClient implements AutoCloseable {
+    static final String NAME = "cometd-java";
+    private static final long WAIT_MILLIS = 15_000;
+
+    final BayeuxClient bayeux;
+    /** Every clientId the server gave this client, in order. */
+    final List<String> clientIds = new CopyOnWriteArrayList<>();
+    /** The connectionType of every /meta/connect sent, to prove which transport carried the session. */
+    final Set<String> connectionTypes = ConcurrentHashMap.newKeySet();
+    private final HttpClient http;
+    private final Map<String, ClientSessionChannel.MessageListener> subscriptions = new ConcurrentHashMap<>();
+
+    /**
+     * @param url the Bayeux endpoint
+     * @param transport the transport to use
+     * @throws Exception if the HTTP client cannot start
+     */
+    CometDJavaClient(String url, String transport) throws Exception {
+        this(url, transport, Map.of());
+    }
+
+    /**
+     * @param url the Bayeux endpoint
+     * @param transport the transport to use
+     * @param options CometD client transport options, such as {@link ClientTransport#JSON_CONTEXT_OPTION}
+     * @throws Exception if the HTTP client cannot start
+     */
+    CometDJavaClient(String url, String transport, Map<String, Object> options) throws Exception {
+        // One HTTP client (so one cookie jar) per Bayeux client, as separate applications would have.
+        http = new HttpClient();
+        http.start();
+        bayeux = new BayeuxClient(url, transport(transport, http, options));
+        bayeux.addExtension(new ClientSession.Extension() {
+            @Override
+            public boolean sendMeta(ClientSession session, Message.Mutable message) {
+                if (Channel.META_CONNECT.equals(message.getChannel())) {
+                    connectionTypes.add(String.valueOf(message.get(Message.CONNECTION_TYPE_FIELD)));
+                }
+                return true;
+            }
+        });
+        bayeux.getChannel(Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (channel, reply) -> {
+            if (!reply.isSuccessful()) {
+                return;
+            }
+            clientIds.add(reply.getClientId());
+            if (clientIds.size() > 1) {
+                bayeux.batch(() -> subscriptions.forEach((name, listener) -> bayeux.getChannel(name).subscribe(listener)));
+            }
+        });
+    }
+
+    /**
+     * Makes the CometD client transport for a transport name of {@link Interop#TRANSPORTS}.
+     *
+     * <p>For "websocket", add CometD's WebSocket client transport to the POM (for CometD 8.0.10 Maven Central has
+     * {@code cometd-java-client-websocket-jakarta}, used with a Jakarta WebSocket client such as Jetty's) and
+     * build it here.</p>
+     *
+     * @param name the transport name
+     * @param http the HTTP client for HTTP transports
+     * @param options the transport options
+     * @return the transport
+     */
+    static ClientTransport transport(String name, HttpClient http, Map<String, Object> options) {
+        if ("long-polling".equals(name)) {
+            return new JettyHttpClientTransport(new HashMap<>(options), http);
+        }
+        throw new IllegalArgumentException("No CometD Java client transport wired for '" + name + "'");
+    }
+
+    /** @return the clientId, once the handshake succeeded and the client is connected */
+    String handshake() {
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        bayeux.handshake(reply::complete);
+        Message handshake = await(reply, "handshake reply");
+        if (!handshake.isSuccessful()) {
+            throw new AssertionError("Handshake failed: " + handshake);
+        }
+        if (!bayeux.waitFor(WAIT_MILLIS, BayeuxClient.State.CONNECTED)) {
+            throw new AssertionError("Not connected after the handshake: " + bayeux);
+        }
+        return handshake.getClientId();
+    }
+
+    /**
+     * Subscribes, and waits for the server's reply.
+     *
+     * @param channel the channel or pattern
+     * @return the messages received through this subscription, in order
+     */
+    BlockingQueue<Message> subscribe(String channel) {
+        BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+        ClientSessionChannel.MessageListener listener = (from, message) -> received.add(message);
+        subscriptions.put(channel, listener);
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        bayeux.getChannel(channel).subscribe(listener, reply::complete);
+        expectSuccess(await(reply, "subscribe reply"), "subscribe to " + channel);
+        return received;
+    }
+
+    /**
+     * Unsubscribes from a channel subscribed with {@link #subscribe}, and waits for the server's reply.
+     *
+     * @param channel the channel or pattern
+     */
+    void unsubscribe(String channel) {
+        ClientSessionChannel.MessageListener listener = subscriptions.remove(channel);
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        bayeux.getChannel(channel).unsubscribe(listener, reply::complete);
+        expectSuccess(await(reply, "unsubscribe reply"), "unsubscribe from " + channel);
+    }
+
+    /**
+     * @param channel the channel
+     * @param data the payload
+     * @return the publish reply
+     */
+    Message publish(String channel, Object data) {
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        bayeux.getChannel(channel).publish(data, reply::complete);
+        return await(reply, "publish reply");
+    }
+
+    /**
+     * @param target the service, on /service/target
+     * @param data the request
+     * @return the answer
+     */
+    Message remoteCall(String target, Object data) {
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        bayeux.remoteCall(target, data, reply::complete);
+        return await(reply, "remote call answer");
+    }
+
+    /** @return the disconnect reply */
+    Message disconnect() {
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        bayeux.disconnect(reply::complete);
+        return await(reply, "disconnect reply");
+    }
+
+    /**
+     * @param queue a subscription's messages
+     * @return the next message, within the wait limit
+     */
+    static Message next(BlockingQueue<Message> queue) {
+        try {
+            Message message = queue.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            if (message == null) {
+                throw new AssertionError("No message within " + WAIT_MILLIS + " ms");
+            }
+            return message;
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(interrupted);
+        }
+    }
+
+    private static void expectSuccess(Message reply, String what) {
+        if (!reply.isSuccessful()) {
+            throw new AssertionError(what + " failed: " + reply);
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            return future.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(interrupted);
+        } catch (Exception failure) {
+            throw new AssertionError("No " + what + " within " + WAIT_MILLIS + " ms", failure);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!bayeux.isDisconnected()) {
+            // Not disconnect(long): after the disconnect it also waits for a /meta/connect reply, and waits out its
+            // whole timeout when the client had no connect outstanding (a disconnect right after a connect reply).
+            bayeux.disconnect(ClientSession.MessageListener.NOOP);
+            bayeux.waitFor(WAIT_MILLIS, BayeuxClient.State.DISCONNECTED);
+        }
+        try {
+            http.stop();
+        } catch (Exception failure) {
+            throw new IllegalStateException("Cannot stop the HTTP client", failure);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package org.bayeux.interop;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A TCP relay on the loopback interface between a client and the server that can be paused: while paused, bytes
+ * are read but not passed on in either direction, as on a network that stopped delivering, and the connections can
+ * be dropped. A client behind a paused proxy sends no connect the server can see, so the server expires its session;
+ * after {@link #resume()} the client learns it and handshakes again. Works for any transport over TCP.
+ */
+final class PausableProxy implements AutoCloseable {
+    /** The longest a relay thread waits at a closed gate before giving up the connection. */
+    private static final long MAX_PAUSE_MILLIS = 60_000;
+
+    private final InetAddress loopback;
+    private final int targetPort;
+    private final ServerSocket listener;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "interop-proxy");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final Object gate = new Object();
+    private boolean paused;
+
+    /**
+     * @param targetPort the server's port on 127.0.0.1
+     * @throws IOException if no port can be bound
+     */
+    PausableProxy(int targetPort) throws IOException {
+        this.loopback = InetAddress.getByName("127.0.0.1");
+        this.targetPort = targetPort;
+        this.listener = new ServerSocket(0, 50, loopback);
+        threads.execute(this::accept);
+    }
+
+    /** @return the port clients connect to, on 127.0.0.1 */
+    int port() {
+        return listener.getLocalPort();
+    }
+
+    /** Stops passing bytes on, in both directions, on every connection, present and future. */
+    void pause() {
+        synchronized (gate) {
+            paused = true;
+        }
+    }
+
+    /** Passes on what was held back, and everything after it. */
+    void resume() {
+        synchronized (gate) {
+            paused = false;
+            gate.notifyAll();
+        }
+    }
+
+    /**
+     * Closes every connection open now, on both sides: the server sees its client's connections end, the client
+     * sees them reset; connections the client opens next are held by the pause like any other.
+     */
+    void dropConnections() {
+        for (Socket socket : Set.copyOf(sockets)) {
+            closeQuietly(socket);
+        }
+    }
+
+    private void accept() {
+        while (!listener.isClosed()) {
+            Socket client;
+            try {
+                client = listener.accept();
+            } catch (IOException closed) {
+                return;
+            }
+            try {
+                Socket server = new Socket(loopback, targetPort);
+                sockets.add(client);
+                sockets.add(server);
+                threads.execute(() -> relay(client, server));
+                threads.execute(() -> relay(server, client));
+            } catch (IOException refused) {
+                closeQuietly(client);
+            }
+        }
+    }
+
+    private void relay(Socket from, Socket to) {
+        byte[] buffer = new byte[16 * 1024];
+        try {
+            InputStream in = from.getInputStream();
+            OutputStream out = to.getOutputStream();
+            int read;
+            while ((read = in.read(buffer)) >= 0) {
+                awaitOpenGate();
+                out.write(buffer, 0, read);
+                out.flush();
+            }
+        } catch (IOException | InterruptedException ended) {
+            // Either side closed, or the proxy is closing: end the connection as a whole.
+        } finally {
+            closeQuietly(from);
+            closeQuietly(to);
+        }
+    }
+
+    private void awaitOpenGate() throws IOException, InterruptedException {
+        synchronized (gate) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_PAUSE_MILLIS);
+            while (paused) {
+                long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (remaining <= 0) {
+                    throw new IOException("Paused for longer than " + MAX_PAUSE_MILLIS + " ms");
+                }
+                gate.wait(remaining);
+            }
+        }
+    }
+
+    private void closeQuietly(Socket socket) {
+        sockets.remove(socket);
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Closing anyway.
+        }
+    }
+
+    @Override
+    public void close() {
+        resume();
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // Closing anyway.
+        }
+        for (Socket socket : Set.copyOf(sockets)) {
+            closeQuietly(socket);
+        }
+        threads.shutdownNow();
+    }
+}
