@@ -16,6 +16,7 @@ import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.internal.Attributes;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
 
@@ -34,7 +35,7 @@ final class LocalSessionImpl implements LocalSession {
     private final Map<String, MessageListener> remoteCalls = new ConcurrentHashMap<>();
     private final Map<String, LocalSessionChannel> channels = new ConcurrentHashMap<>();
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
-    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    private final Attributes attributes = new Attributes();
     private volatile ServerSessionImpl serverSession;
     private int batchDepth;
     private List<ServerMessageImpl> batched = new ArrayList<>();
@@ -243,11 +244,7 @@ final class LocalSessionImpl implements LocalSession {
 
     @Override
     public void setAttribute(String name, Object value) {
-        if (value == null) {
-            attributes.remove(name);
-        } else {
-            attributes.put(name, value);
-        }
+        attributes.set(name, value);
     }
 
     @Override
@@ -257,7 +254,7 @@ final class LocalSessionImpl implements LocalSession {
 
     @Override
     public Set<String> getAttributeNames() {
-        return Set.copyOf(attributes.keySet());
+        return attributes.names();
     }
 
     @Override

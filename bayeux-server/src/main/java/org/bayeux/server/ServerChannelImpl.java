@@ -2,7 +2,6 @@ package org.bayeux.server;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +16,7 @@ import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SubscriptionListener;
+import org.bayeux.server.internal.Attributes;
 import org.bayeux.server.internal.Callbacks;
 
 /**
@@ -29,7 +29,7 @@ final class ServerChannelImpl implements ServerChannel {
     private final List<Authorizer> authorizers = new CopyOnWriteArrayList<>();
     private final List<ChannelMessageListener> messageListeners = new CopyOnWriteArrayList<>();
     private final List<SubscriptionListener> subscriptionListeners = new CopyOnWriteArrayList<>();
-    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    private final Attributes attributes = new Attributes();
     private volatile boolean persistent;
     private volatile boolean lazy;
     private volatile Duration lazyTimeout;
@@ -273,11 +273,7 @@ final class ServerChannelImpl implements ServerChannel {
 
     @Override
     public void setAttribute(String name, Object value) {
-        if (value == null) {
-            attributes.remove(name);
-        } else {
-            attributes.put(name, value);
-        }
+        attributes.set(name, value);
     }
 
     @Override

@@ -1,12 +1,11 @@
 package org.bayeux.server;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.server.internal.Attributes;
 
 /**
  * The per-session settings and attributes of a {@link ServerSessionImpl}: each falls back to the server's
@@ -20,7 +19,7 @@ abstract class SessionSettings implements ServerSession {
     private volatile int maxQueue = -1;
     private volatile Boolean broadcastToPublisher;
     private volatile boolean metaConnectDeliveryOnly;
-    private volatile Map<String, Object> attributes;
+    private final Attributes attributes = new Attributes();
 
     SessionSettings(BayeuxServerConfig config) {
         this.config = config;
@@ -102,44 +101,23 @@ abstract class SessionSettings implements ServerSession {
         this.metaConnectDeliveryOnly = metaConnectDeliveryOnly;
     }
 
-    private Map<String, Object> attributes(boolean create) {
-        Map<String, Object> map = attributes;
-        if (map == null && create) {
-            synchronized (this) {
-                map = attributes;
-                if (map == null) {
-                    map = new ConcurrentHashMap<>(4);
-                    attributes = map;
-                }
-            }
-        }
-        return map;
-    }
-
     @Override
     public Object getAttribute(String name) {
-        Map<String, Object> map = attributes(false);
-        return map == null ? null : map.get(name);
+        return attributes.get(name);
     }
 
     @Override
     public void setAttribute(String name, Object value) {
-        if (value == null) {
-            removeAttribute(name);
-        } else {
-            attributes(true).put(name, value);
-        }
+        attributes.set(name, value);
     }
 
     @Override
     public Object removeAttribute(String name) {
-        Map<String, Object> map = attributes(false);
-        return map == null ? null : map.remove(name);
+        return attributes.remove(name);
     }
 
     @Override
     public Set<String> getAttributeNames() {
-        Map<String, Object> map = attributes(false);
-        return map == null ? Set.of() : Set.copyOf(map.keySet());
+        return attributes.names();
     }
 }
