@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 
 import org.cometd.bayeux.server.BayeuxServer;
 import org.cometd.server.BayeuxServerImpl;
@@ -133,15 +134,26 @@ public final class CometDReferenceServer implements AutoCloseable {
      * @throws Exception if it cannot start
      */
     public static void main(String[] args) throws Exception {
+        main(args, server -> { });
+    }
+
+    /**
+     * Runs the server until the process is stopped, after letting the caller add to it (a tool's own services).
+     *
+     * @param args as {@link #main(String[])}
+     * @param onStart called once the server runs, before the ready line is printed
+     * @throws Exception if it cannot start
+     */
+    public static void main(String[] args, Consumer<CometDReferenceServer> onStart) throws Exception {
         try {
-            run(args);
+            run(args, onStart);
         } catch (IllegalArgumentException badCommandLine) {
             System.err.println("cometd-reference-server: " + badCommandLine.getMessage());
             System.exit(2);
         }
     }
 
-    private static void run(String[] args) throws Exception {
+    private static void run(String[] args, Consumer<CometDReferenceServer> onStart) throws Exception {
         String host = "127.0.0.1";
         int port = 8080;
         Map<String, String> options = new LinkedHashMap<>();
@@ -168,6 +180,7 @@ public final class CometDReferenceServer implements AutoCloseable {
             i++;
         }
         CometDReferenceServer server = start(host, port, options);
+        onStart.accept(server);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
