@@ -236,6 +236,8 @@ public final class CompareMain {
                     command.add(option);
                 }
             }
+            // The class path holds several apps' logback.xml: name the load tools' own.
+            command.add("-Dlogback.configurationFile=logback-load.xml");
             command.addAll(List.of("-cp", System.getProperty("java.class.path")));
             if ("cometd".equals(server)) {
                 command.addAll(List.of("org.bayeux.load.server.CometDLoadServer", "--port", "0"));

@@ -279,9 +279,11 @@ final class LoadRun {
     private void tick() {
         LatencyRecorder.Interval interval = latency.tick(seconds(System.nanoTime()));
         if (!options.quiet) {
-            progress.printf("%6.0fs  clients %d/%d  sent %,d/s  received %,d/s  p50 %.2f ms  p99 %.2f ms  "
-                            + "errors %d%n", interval.atSeconds(), connected.get(), options.clients, interval.sent(),
-                    interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get());
+            String phase = measureFromNanos == 0 ? "connecting" : System.nanoTime() < measureFromNanos ? "warm-up"
+                    : "measuring";
+            progress.printf("%6.0fs %-10s clients %d/%d  sent %,d/s  received %,d/s  p50 %.2f ms  p99 %.2f ms  "
+                            + "errors %d%n", interval.atSeconds(), phase, connected.get(), options.clients,
+                    interval.sent(), interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get());
         }
     }
 
