@@ -25,7 +25,7 @@ final class JavaClientFactory implements ClientFactory {
             for (int i = 0; i < resources.length; i++) {
                 ClientResources.Builder builder = ClientResources.builder()
                         .maxThreads(Math.max(2, options.threads / resources.length))
-                        .maxConnectionsPerServer(Math.max(64, 2 * options.clients))
+                        .maxConnectionsPerServer(Math.max(1024, 4 * options.clients))
                         .idleTimeout(Duration.ofMinutes(2));
                 if (resources.length > 1) {
                     builder.bindAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (i + 1)}));

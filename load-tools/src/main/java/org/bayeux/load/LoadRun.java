@@ -130,7 +130,7 @@ final class LoadRun {
         ClientSessionChannel.MessageListener onDelivery = (channel, message) -> delivered(client, message);
         session.handshake(null, (channel, reply) -> {
             if (!reply.isSuccessful()) {
-                error("handshake of client " + client + " failed: " + reply.get(Message.ERROR_FIELD));
+                error("handshake of client " + client + " failed: " + why(reply));
                 settle.run();
                 return;
             }
@@ -138,8 +138,7 @@ final class LoadRun {
             for (int room : rooms) {
                 session.getChannel(RoomPlan.channel(room)).subscribe(onDelivery, (subscribe, subscribed) -> {
                     if (!subscribed.isSuccessful()) {
-                        error("client " + client + " could not join room " + room + ": "
-                                + subscribed.get(Message.ERROR_FIELD));
+                        error("client " + client + " could not join room " + room + ": " + why(subscribed));
                         settle.run();
                     } else if (joined.incrementAndGet() == rooms.length) {
                         connected.incrementAndGet();
@@ -214,7 +213,7 @@ final class LoadRun {
                         .publish(payload.data(message, scheduled), (channel, reply) -> {
                             if (!reply.isSuccessful()) {
                                 tracker.refused(message);
-                                error("publish " + message + " failed: " + reply.get(Message.ERROR_FIELD));
+                                error("publish " + message + " failed: " + why(reply));
                             }
                         });
             }
@@ -285,6 +284,12 @@ final class LoadRun {
                             + "errors %d%n", interval.atSeconds(), phase, connected.get(), options.clients,
                     interval.sent(), interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get());
         }
+    }
+
+    /** @return a failed reply's error, and the cause a client adds to the replies it makes up itself */
+    private static String why(Message reply) {
+        Object cause = reply.get("failure");
+        return reply.get(Message.ERROR_FIELD) + (cause == null ? "" : " (" + cause + ")");
     }
 
     private double seconds(long nanos) {

@@ -93,7 +93,7 @@ class LoadToolTest {
             Map<String, Object> messages = section(result, "messages");
             long published = ((Number) messages.get("published")).longValue();
             assertThat(published).as("200/s for 1.5 s").isEqualTo(300);
-            assertThat(messages).containsEntry("expected", (int) published * MEMBERS_PER_ROOM)
+            assertThat(messages).as(transport).containsEntry("expected", (int) published * MEMBERS_PER_ROOM)
                     .containsEntry("delivered", (int) published * MEMBERS_PER_ROOM)
                     .containsEntry("lost", 0).containsEntry("duplicated", 0).containsEntry("errors", 0);
             assertThat(((Number) section(result, "latency").get("measuredDeliveries")).longValue())
@@ -141,6 +141,21 @@ class LoadToolTest {
         assertThat(messages).containsEntry("lost", 1).containsEntry("duplicated", 1);
         assertThat(((Number) messages.get("delivered")).longValue() + 1)
                 .isEqualTo(((Number) messages.get("expected")).longValue());
+    }
+
+    @Test
+    void idleModeReportsTheServerHeapPerClient() throws Exception {
+        String url = startServer();
+
+        Run run = load(url, "websocket", "--idle");
+
+        assertThat(run.exit()).as("exit code; stderr: %s", run.err()).isEqualTo(LoadMain.COMPLETE);
+        Map<String, Object> result = result();
+        assertThat(section(result, "messages")).containsEntry("published", 0).containsEntry("expected", 0);
+        assertThat(section(result, "serverBefore")).containsEntry("heapAfterFullGc", true)
+                .containsEntry("sessions", 20);
+        assertThat(section(result, "serverAfter")).containsEntry("heapAfterFullGc", true);
+        assertThat(result).containsKey("serverHeapBytesPerClient");
     }
 
     @Test

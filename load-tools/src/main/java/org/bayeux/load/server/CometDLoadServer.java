@@ -55,12 +55,15 @@ public final class CometDLoadServer {
         int sessions = 0;
         long queued = 0;
         for (ServerSession session : bayeux.getSessions()) {
+            if (session.isLocalSession()) {
+                continue;
+            }
             sessions++;
             if (session instanceof ServerSessionImpl impl) {
                 queued += impl.getQueue().size();
             }
         }
-        stats.put("sessions", sessions);
+        stats.put("sessions", sessions); // remote clients only
         stats.put("queuedMessages", queued);
         stats.put("publishesReceived", publishes.sum());
         ServerMessage.Mutable answer = bayeux.newMessage();

@@ -43,10 +43,13 @@ public final class LoadServer extends BayeuxService {
         int sessions = 0;
         long queued = 0;
         for (ServerSession session : engine.getSessions()) {
+            if (session.isLocalSession()) {
+                continue;
+            }
             sessions++;
             queued += session.getQueueSize();
         }
-        stats.put("sessions", sessions);
+        stats.put("sessions", sessions); // remote clients only
         stats.put("queuedMessages", queued);
         stats.put("publishesReceived", publishes.sum());
         return stats;
