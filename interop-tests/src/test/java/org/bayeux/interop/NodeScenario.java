@@ -31,13 +31,16 @@ final class NodeScenario {
             .newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
 
     private final String description;
+    private final String client;
     private final String transport;
     private final Process process;
     private final Path stdout;
     private final Path stderr;
 
-    private NodeScenario(String description, String transport, Process process, Path stdout, Path stderr) {
+    private NodeScenario(String description, String client, String transport, Process process, Path stdout,
+            Path stderr) {
         this.description = description;
+        this.client = client;
         this.transport = transport;
         this.process = process;
         this.stdout = stdout;
@@ -76,7 +79,7 @@ final class NodeScenario {
             Path stderr = LOG_DIR.resolve(name + ".err");
             Process process = new ProcessBuilder(command).directory(NODE_DIR.toFile())
                     .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-            return new NodeScenario(description, transport, process, stdout, stderr);
+            return new NodeScenario(description, client, transport, process, stdout, stderr);
         } catch (IOException failure) {
             throw new AssertionError("Cannot start `node` (Node.js 20 is needed on the PATH): " + command, failure);
         }
@@ -104,11 +107,27 @@ final class NodeScenario {
      */
     Map<String, Object> result(Duration timeout) {
         Map<String, Object> result = succeeded(timeout);
-        List<?> connectionTypes = (List<?>) result.get("connectionTypes");
+        List<?> connectionTypes = afterFayeUpgrade((List<?>) result.get("connectionTypes"));
         if (!List.of(transport).containsAll(connectionTypes)) {
             throw new AssertionError(description + " connected with " + connectionTypes + logs());
         }
         return result;
+    }
+
+    /**
+     * Faye always handshakes over long-polling and moves to WebSocket once its probe of the server succeeds; on a busy
+     * machine its first connects may go out before that. Those leading long-polling connects are its design, not a
+     * fall-back: they are left out when WebSocket was asked for and followed.
+     *
+     * @param connectionTypes the connect transports in order, repeats left out (Faye's adapter records them so)
+     * @return the transports from the upgrade on
+     */
+    private List<?> afterFayeUpgrade(List<?> connectionTypes) {
+        if ("faye".equals(client) && "websocket".equals(transport) && connectionTypes.size() > 1
+                && "long-polling".equals(connectionTypes.get(0)) && "websocket".equals(connectionTypes.get(1))) {
+            return connectionTypes.subList(1, connectionTypes.size());
+        }
+        return connectionTypes;
     }
 
     /**
@@ -121,7 +140,7 @@ final class NodeScenario {
      */
     Map<String, Object> resultAfterConnectionsCut(Duration timeout) {
         Map<String, Object> result = succeeded(timeout);
-        List<?> connectionTypes = (List<?>) result.get("connectionTypes");
+        List<?> connectionTypes = afterFayeUpgrade((List<?>) result.get("connectionTypes"));
         if (connectionTypes.isEmpty() || !transport.equals(connectionTypes.get(0))) {
             throw new AssertionError(description + " connected with " + connectionTypes + logs());
         }
