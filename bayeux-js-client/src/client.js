@@ -117,6 +117,7 @@ export class ListenerHandle {
  * @property {object} message
  * @property {(reply: object) => void} [done]
  * @property {Subscription} [subscription]
+ * @property {boolean} [resubscribe] sent by the client itself after a re-handshake
  * @property {unknown} [timer]
  */
 
@@ -165,6 +166,8 @@ export class BayeuxClient {
     this.firstHandshakeReply = null;
     /** @type {(() => void) | null} */
     this.removeEnvironmentHooks = null;
+    /** Channels whose re-subscription was lost on the way: sent again with the next connect. @type {Set<string>} */
+    this.unconfirmed = new Set();
     /** Transports the server offered in its last handshake reply. @type {string[] | null} */
     this.offeredByServer = null;
     const client = this;
@@ -411,12 +414,15 @@ export class BayeuxClient {
       return; // a listener disconnected
     }
     this.connectNoHold = true;
-    this.connect();
-    this.batch(() => {
-      if (reestablish && this.config.autoResubscribe) {
-        this.resubscribe();
-      }
-    });
+    this.unconfirmed.clear();
+    if (reestablish && this.config.autoResubscribe) {
+      this.batchDepth++;
+      this.resubscribe(this.subscriptions.channels());
+      this.batchDepth--;
+    }
+    // Re-subscriptions and messages queued during the handshake go in the same envelope as the first connect, before
+    // it: when its reply says "connected", they have all been processed.
+    this.connect(this.batchDepth === 0);
   }
 
   /** @param {object} reply */
@@ -452,16 +458,18 @@ export class BayeuxClient {
     this.schedule(() => this.sendHandshake(), delay);
   }
 
-  resubscribe() {
-    for (const channel of this.subscriptions.channels()) {
+  /** @param {string[]} channels channels the application is subscribed to, but the session is not */
+  resubscribe(channels) {
+    for (const channel of channels) {
       const message = { channel: '/meta/subscribe', subscription: channel };
-      this.request(message, { kind: 'subscribe', message });
+      this.request(message, { kind: 'subscribe', message, resubscribe: true });
     }
   }
 
   // ---------------------------------------------------------------------------------------------------- connect
 
-  connect() {
+  /** @param {boolean} [withQueued] whether messages waiting in the outbox go first, in the same envelope */
+  connect(withQueued = false) {
     if (!this.clientId || !this.transport) {
       return;
     }
@@ -477,7 +485,17 @@ export class BayeuxClient {
     }
     this.connectId = message.id;
     this.pending.set(message.id, { kind: 'connect', message });
-    this.sendNow([message], true);
+    if (this.unconfirmed.size > 0) {
+      const channels = [...this.unconfirmed].filter((channel) => this.subscriptions.byChannel.has(channel));
+      this.unconfirmed.clear();
+      this.batchDepth++;
+      this.resubscribe(channels);
+      this.batchDepth--;
+      withQueued = this.batchDepth === 0;
+    }
+    const queued = withQueued ? this.outbox.splice(0) : [];
+    const wait = this.config.maxNetworkDelay + (this.connectNoHold ? 0 : this.advice.timeout);
+    this.sendNow([...queued, message], true, wait);
   }
 
   /** @param {object} reply */
@@ -619,6 +637,7 @@ export class BayeuxClient {
       }
     }
     this.subscriptions.clear();
+    this.unconfirmed.clear();
     this.removeEnvironmentHooks?.();
     this.removeEnvironmentHooks = null;
     if (this.firstHandshakeReply) {
@@ -928,9 +947,10 @@ export class BayeuxClient {
    * Passes messages through the outgoing extensions and hands them to the transport.
    *
    * @param {object[]} messages
-   * @param {boolean} connect
+   * @param {boolean} connect whether the envelope holds the /meta/connect (which may be held by the server)
+   * @param {number} [timeout] how long the answers may take; `maxNetworkDelay` by default
    */
-  sendNow(messages, connect) {
+  sendNow(messages, connect, timeout = this.config.maxNetworkDelay) {
     const processed = [];
     for (const message of messages) {
       if (message.channel !== '/meta/handshake') {
@@ -955,17 +975,16 @@ export class BayeuxClient {
         return;
       }
     }
-    this.transmit(/** @type {import('./transports/transport.js').Transport} */ (this.transport), processed, connect);
+    this.transmit(/** @type {import('./transports/transport.js').Transport} */ (this.transport), processed, connect, timeout);
   }
 
   /**
    * @param {import('./transports/transport.js').Transport} transport
    * @param {object[]} messages processed by the extensions already
    * @param {boolean} connect
+   * @param {number} timeout
    */
-  transmit(transport, messages, connect) {
-    const delay = this.config.maxNetworkDelay;
-    const timeout = connect && !messages[0].advice ? this.advice.timeout + delay : delay;
+  transmit(transport, messages, connect, timeout) {
     this.log('debug', 'send', transport.name, messages);
     transport.send({ messages, timeout, connect }).catch((error) => this.onSendFailure(transport, messages, error));
   }
@@ -1021,7 +1040,7 @@ export class BayeuxClient {
       }
     }
     if (others.length > 0) {
-      this.transmit(transport, others, false);
+      this.transmit(transport, others, false, this.config.maxNetworkDelay);
     }
   }
 
@@ -1143,6 +1162,14 @@ export class BayeuxClient {
       case 'subscribe':
         if (!reply.successful && request.subscription) {
           this.subscriptions.remove(request.subscription);
+        } else if (!reply.successful && request.resubscribe) {
+          const channel = request.message.subscription;
+          if (reply.failure) {
+            // Lost with its connection, not refused: the session still needs it.
+            this.unconfirmed.add(channel);
+          } else {
+            this.subscriptions.byChannel.delete(channel);
+          }
         }
         this.notifyMeta(reply);
         this.finish(request, reply);

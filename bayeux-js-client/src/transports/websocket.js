@@ -130,18 +130,24 @@ export class WebSocketTransport extends Transport {
         this.socket = socket;
         resolve(socket);
       };
-      // Browsers give an error event no detail; the close event that follows carries the code.
-      socket.onerror = () => {};
-      socket.onclose = (event) => {
+      // Browsers follow an error with a close event, which carries the code; some runtimes (Node.js 20) send the
+      // error alone when the connection cannot be made, so an error counts as the end of the socket either way.
+      const ended = (/** @type {TransportError} */ error) => {
         this.host.scheduler.clearTimeout(timer);
         if (this.openingSocket === socket) {
           this.openingSocket = null;
           this.opening = null;
-          reject(new TransportError(`WebSocket closed before opening (${event.code})`, { closeCode: event.code }));
+          closeQuietly(socket);
+          reject(error);
           return;
         }
-        this.fail(socket, new TransportError(`WebSocket closed (${event.code})`, { closeCode: event.code }));
+        this.fail(socket, error);
       };
+      socket.onerror = () => ended(new TransportError(
+        this.openingSocket === socket ? 'WebSocket failed to open' : 'WebSocket error'));
+      socket.onclose = (event) => ended(new TransportError(this.openingSocket === socket
+        ? `WebSocket closed before opening (${event.code})` : `WebSocket closed (${event.code})`,
+      { closeCode: event.code }));
       socket.onmessage = (event) => this.onMessage(socket, event);
     });
     return this.opening;
@@ -229,6 +235,7 @@ export class WebSocketTransport extends Transport {
 function closeQuietly(socket) {
   socket.onmessage = null;
   socket.onclose = null;
+  socket.onerror = null;
   socket.onopen = null;
   try {
     if (socket.readyState <= OPEN) {
