@@ -7,7 +7,15 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch {
+  console.error('bayeux-js-client: the devDependencies are not installed: run `npm ci` in bayeux-js-client '
+    + '(bin/bayeux test does it for you)');
+  process.exit(1);
+}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
