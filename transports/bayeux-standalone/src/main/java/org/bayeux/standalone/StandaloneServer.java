@@ -36,7 +36,7 @@ public final class StandaloneServer implements AutoCloseable {
             "  --port P         port to listen on (default 8080; 0 picks a free one)",
             "  --host H         address to bind (default 0.0.0.0, every interface)",
             "  --static DIR     serve the files of DIR at /",
-            "  --demo           serve the chat demo at / (with its chat service)",
+            "  --demo           serve the chat demo at / (with its chat service and the ack extension)",
             "  --extensions E   server extensions to install, comma-separated: ack, timesync, timestamp",
             "  --set KEY=VALUE  set an engine or transport option (see docs/configuration.md)",
             "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
@@ -55,7 +55,11 @@ public final class StandaloneServer implements AutoCloseable {
      */
     public StandaloneServer(Options options) throws Exception {
         engine = new BayeuxServerImpl(options.engineConfig);
-        for (String extension : options.extensions) {
+        java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
+        if (options.demo) {
+            extensions.add("ack"); // the chat's page asks for it: no message lost across reconnections
+        }
+        for (String extension : extensions) {
             engine.addExtension(newExtension(extension));
         }
         chat = options.demo ? new ChatService(engine) : null;
