@@ -524,8 +524,9 @@ export class BayeuxClient {
     if (reconnect === 'none') {
       this.terminate(reply);
     } else if (reconnect === 'handshake') {
-      this.failures++;
-      this.rehandshake(this.advice.interval + (this.failures > 1 ? this.backoff() : 0));
+      // The server answered, so the network works: the session is gone, not the server. Handshake at once.
+      this.failures = reply.failure ? this.failures + 1 : 0;
+      this.rehandshake(this.advice.interval + this.backoff());
     } else if (reply.successful) {
       this.schedule(() => this.connect(), this.advice.interval);
     } else {
