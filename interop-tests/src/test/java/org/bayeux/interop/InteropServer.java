@@ -19,6 +19,7 @@ import org.bayeux.api.server.SessionListener;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.BayeuxService;
 import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.testsupport.PausableProxy;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
 import org.eclipse.jetty.server.Server;

@@ -1,4 +1,4 @@
-package org.bayeux.interop;
+package org.bayeux.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * be dropped. A client behind a paused proxy sends no connect the server can see, so the server expires its session;
  * after {@link #resume()} the client learns it and handshakes again. Works for any transport over TCP.
  */
-final class PausableProxy implements AutoCloseable {
+public final class PausableProxy implements AutoCloseable {
     /** The longest a relay thread waits at a closed gate before giving up the connection. */
     private static final long MAX_PAUSE_MILLIS = 60_000;
 
@@ -27,7 +27,7 @@ final class PausableProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "interop-proxy");
+        Thread thread = new Thread(runnable, "pausable-proxy");
         thread.setDaemon(true);
         return thread;
     });
@@ -38,7 +38,7 @@ final class PausableProxy implements AutoCloseable {
      * @param targetPort the server's port on 127.0.0.1
      * @throws IOException if no port can be bound
      */
-    PausableProxy(int targetPort) throws IOException {
+    public PausableProxy(int targetPort) throws IOException {
         this.loopback = InetAddress.getByName("127.0.0.1");
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, loopback);
@@ -46,19 +46,19 @@ final class PausableProxy implements AutoCloseable {
     }
 
     /** @return the port clients connect to, on 127.0.0.1 */
-    int port() {
+    public int port() {
         return listener.getLocalPort();
     }
 
     /** Stops passing bytes on, in both directions, on every connection, present and future. */
-    void pause() {
+    public void pause() {
         synchronized (gate) {
             paused = true;
         }
     }
 
     /** Passes on what was held back, and everything after it. */
-    void resume() {
+    public void resume() {
         synchronized (gate) {
             paused = false;
             gate.notifyAll();
@@ -69,7 +69,7 @@ final class PausableProxy implements AutoCloseable {
      * Closes every connection open now, on both sides: the server sees its client's connections end, the client
      * sees them reset; connections the client opens next are held by the pause like any other.
      */
-    void dropConnections() {
+    public void dropConnections() {
         for (Socket socket : Set.copyOf(sockets)) {
             closeQuietly(socket);
         }

@@ -1,0 +1,209 @@
+package org.bayeux.client;
+
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+import org.bayeux.api.MapMessage;
+import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession.Extension;
+import org.bayeux.api.client.ClientSessionChannel.MessageListener;
+import org.bayeux.client.PendingReplies.Pending;
+import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.client.transport.TransportListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The way in: runs the incoming extensions on what the transports read, tells the session loop about its own
+ * replies, completes the callbacks of replies, and dispatches deliveries to channels. Messages that got no reply
+ * take the same path as a reply the client makes up (see {@link ClientErrors}).
+ */
+final class Inbox implements TransportListener {
+    private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
+
+    private final BayeuxClient client;
+    private final List<Extension> extensions;
+    private final PendingReplies pending;
+    private final ChannelTable channels;
+    private SessionLoop loop;
+
+    Inbox(BayeuxClient client, List<Extension> extensions, PendingReplies pending, ChannelTable channels) {
+        this.client = client;
+        this.extensions = extensions;
+        this.pending = pending;
+        this.channels = channels;
+    }
+
+    void bind(SessionLoop loop) {
+        this.loop = loop;
+    }
+
+    @Override
+    public void onMessages(ClientTransport transport, List<Message.Mutable> messages) {
+        for (Message.Mutable message : messages) {
+            if (runExtensions(message)) {
+                route(message, null);
+            }
+        }
+    }
+
+    @Override
+    public void onFailure(ClientTransport transport, List<Message.Mutable> unanswered, Throwable cause) {
+        String error = cause instanceof TimeoutException ? ClientErrors.TIMEOUT
+                : cause instanceof ClientClosedException ? ClientErrors.NOT_CONNECTED
+                : ClientErrors.TRANSPORT_FAILURE;
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} message(s) without reply on {}: {}", unanswered.size(), transport, cause.toString());
+        }
+        for (Message.Mutable request : unanswered) {
+            failed(request, error, cause);
+        }
+    }
+
+    /**
+     * Answers a request that got no reply with a failed reply of the client's making.
+     *
+     * @param request the request
+     * @param error one of {@link ClientErrors}
+     * @param cause what happened, or null
+     */
+    void failed(Message request, String error, Throwable cause) {
+        route(LocalReplies.failure(request, error, cause), cause == null ? new IllegalStateException(error) : cause);
+    }
+
+    /**
+     * Calls back a request's callback with a failed reply, for a request no longer (or never) recorded as pending.
+     *
+     * @param entry the request and its callback
+     * @param error one of {@link ClientErrors}
+     * @param cause what happened, or null
+     */
+    void notifyFailure(Pending entry, String error, Throwable cause) {
+        Message reply = MapMessage.readOnly(LocalReplies.failure(entry.request, error, cause));
+        notifyCallback(entry, reply);
+        notifyListeners(reply);
+    }
+
+    private boolean runExtensions(Message.Mutable message) {
+        boolean meta = message.isMeta();
+        for (Extension extension : extensions) {
+            boolean keep = Callbacks.test(extension, () -> meta ? extension.rcvMeta(client, message)
+                    : extension.rcv(client, message), true);
+            if (!keep) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param message a message received, or a reply the client made up
+     * @param cause for a made-up reply, why the request failed; null for a message received
+     */
+    private void route(Message.Mutable message, Throwable cause) {
+        String channel = message.getChannel();
+        if (channel == null) {
+            LOG.debug("Ignoring a message without channel: {}", message);
+            return;
+        }
+        Message view = MapMessage.readOnly(message);
+        if (message.isMeta()) {
+            routeMeta(channel, view, cause);
+        } else if (message.isReply() && !message.isPublish()) {
+            publishReply(view);
+        } else {
+            Pending call = pending.peek(message.getId());
+            if (call != null && call.remoteCall && message.isPublish()) {
+                complete(pending.take(message.getId()), view);
+            } else if (message.isPublish()) {
+                channels.dispatch(view);
+            } else {
+                LOG.debug("Ignoring a message that is neither a reply nor a delivery: {}", message);
+            }
+        }
+    }
+
+    private void routeMeta(String channel, Message reply, Throwable cause) {
+        switch (channel) {
+            case Message.META_HANDSHAKE:
+                if (loop.onHandshakeReply(reply, cause)) {
+                    complete(pending.take(reply.getId()), reply);
+                }
+                break;
+            case Message.META_CONNECT:
+                if (loop.onConnectReply(reply, cause)) {
+                    notifyListeners(reply);
+                }
+                break;
+            case Message.META_DISCONNECT:
+                Pending ours = pending.take(reply.getId());
+                if (loop.onDisconnectReply(reply)) {
+                    complete(ours, reply);
+                }
+                break;
+            default:
+                Pending request = pending.take(reply.getId());
+                if (request != null && request.subscriber != null && !reply.isSuccessful()) {
+                    ClientChannel subscribed = channels.existing(stringOf(request.request.get(Message.SUBSCRIPTION_FIELD)));
+                    if (subscribed != null) {
+                        subscribed.removeSubscriber(request.subscriber);
+                    }
+                }
+                complete(request, reply);
+                break;
+        }
+    }
+
+    private void publishReply(Message reply) {
+        Pending request = pending.peek(reply.getId());
+        // A remote call waits for the service's answer; its publish reply ends it only when the publish failed.
+        if (request != null && (!request.remoteCall || !reply.isSuccessful())) {
+            complete(pending.take(reply.getId()), reply);
+        } else {
+            notifyListeners(reply);
+        }
+    }
+
+    private void complete(Pending request, Message reply) {
+        if (request != null) {
+            notifyCallback(request, reply);
+        }
+        notifyListeners(reply);
+    }
+
+    private void notifyCallback(Pending request, Message reply) {
+        MessageListener callback = request.callback;
+        if (callback != null) {
+            ClientChannel channel = handle(reply.getChannel());
+            Callbacks.run(callback, () -> callback.onMessage(channel, reply));
+        }
+    }
+
+    private void notifyListeners(Message reply) {
+        ClientChannel channel = channels.existing(reply.getChannel());
+        if (channel != null) {
+            channel.notifyListeners(reply);
+        }
+    }
+
+    private ClientChannel handle(String name) {
+        try {
+            return channels.get(name);
+        } catch (IllegalArgumentException invalid) {
+            return null;
+        }
+    }
+
+    private static String stringOf(Object value) {
+        return value instanceof String ? (String) value : null;
+    }
+
+    /** Why messages failed when the client itself closed their transport: it disconnected. */
+    static final class ClientClosedException extends java.io.IOException {
+        private static final long serialVersionUID = 1L;
+
+        ClientClosedException(String message) {
+            super(message);
+        }
+    }
+}

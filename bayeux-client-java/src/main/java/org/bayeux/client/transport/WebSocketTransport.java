@@ -1,0 +1,313 @@
+package org.bayeux.client.transport;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+
+import org.bayeux.api.MapMessage;
+import org.bayeux.api.Message;
+import org.bayeux.api.json.MalformedJsonException;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.api.StatusCode;
+import org.eclipse.jetty.websocket.client.ClientUpgradeRequest;
+import org.eclipse.jetty.websocket.client.JettyUpgradeListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code websocket} transport: one WebSocket per client, opened when the first batch is sent and again after it
+ * closes. Each batch is one text frame; replies and deliveries arrive in frames of their own, replies matched to
+ * their requests by id. A reply that does not come within its timeout means the socket can no longer be trusted: it
+ * is closed, and every message still waiting on it is reported as failed.
+ */
+public final class WebSocketTransport implements ClientTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(WebSocketTransport.class);
+
+    private final TransportContext context;
+    private final URI socketUri;
+    /** Messages sent and not yet answered, by id. */
+    private final Map<String, Awaiting> awaiting = new ConcurrentHashMap<>();
+    private final Object lock = new Object();
+    /** The open socket's endpoint, or null; guarded by {@link #lock}. */
+    private Endpoint open;
+    /** The endpoint of the socket being opened, or null; guarded by {@link #lock}. */
+    private Endpoint opening;
+    /** Frames sent while the socket was opening; guarded by {@link #lock}. */
+    private List<String> framesWaitingForOpen = new ArrayList<>();
+    private volatile boolean everOpened;
+
+    /**
+     * @param context what the transport works with
+     */
+    public WebSocketTransport(TransportContext context) {
+        this.context = context;
+        URI http = context.url();
+        String scheme = "https".equalsIgnoreCase(http.getScheme()) ? "wss" : "ws";
+        this.socketUri = URI.create(scheme + http.toString().substring(http.getScheme().length()));
+    }
+
+    @Override
+    public String name() {
+        return WEBSOCKET;
+    }
+
+    @Override
+    public void send(List<Message.Mutable> batch, Duration replyTimeout) {
+        String json;
+        try {
+            json = context.codec().toJson(batch);
+        } catch (IllegalArgumentException unencodable) {
+            context.listener().onFailure(this, batch, unencodable);
+            return;
+        }
+        Scheduler scheduler = context.resources().scheduler();
+        for (Message.Mutable message : batch) {
+            String id = message.getId();
+            Scheduler.Task timer = scheduler.schedule(
+                    () -> context.resources().executor().execute(() -> replyTimedOut(id, replyTimeout)), replyTimeout);
+            Awaiting previous = awaiting.put(id, new Awaiting(message, timer));
+            if (previous != null) {
+                previous.timer.cancel();
+            }
+        }
+        Endpoint target;
+        synchronized (lock) {
+            target = open;
+            if (target == null) {
+                framesWaitingForOpen.add(json);
+                if (opening == null) {
+                    opening = new Endpoint(this);
+                    startOpening(opening);
+                }
+                return;
+            }
+        }
+        write(target, json);
+    }
+
+    private void startOpening(Endpoint endpoint) {
+        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(socketUri);
+        context.headers().forEach(upgrade::setHeader);
+        String cookie = context.cookieHeader();
+        if (cookie != null) {
+            upgrade.setHeader(HttpHeader.COOKIE.asString(), cookie);
+        }
+        JettyUpgradeListener cookieKeeper = new JettyUpgradeListener() {
+            @Override
+            public void onHandshakeResponse(Request request, Response response) {
+                context.storeCookies(response.getHeaders().getValuesList(HttpHeader.SET_COOKIE));
+            }
+        };
+        try {
+            context.resources().webSocketClient().connect(endpoint, upgrade, cookieKeeper)
+                    .whenComplete((session, failure) -> {
+                        if (failure != null) {
+                            openFailed(endpoint, failure);
+                        } else {
+                            opened(endpoint);
+                        }
+                    });
+        } catch (IOException | RuntimeException failure) {
+            openFailed(endpoint, failure);
+        }
+    }
+
+    private void opened(Endpoint endpoint) {
+        List<String> frames;
+        synchronized (lock) {
+            if (opening != endpoint) {
+                // Closed while it was opening: this socket is not wanted any more.
+                endpoint.session.close(StatusCode.NORMAL, "closed", Callback.NOOP);
+                return;
+            }
+            opening = null;
+            open = endpoint;
+            frames = framesWaitingForOpen;
+            framesWaitingForOpen = new ArrayList<>();
+        }
+        everOpened = true;
+        for (String frame : frames) {
+            write(endpoint, frame);
+        }
+    }
+
+    private void openFailed(Endpoint endpoint, Throwable failure) {
+        synchronized (lock) {
+            if (opening != endpoint) {
+                return;
+            }
+            opening = null;
+            framesWaitingForOpen = new ArrayList<>();
+        }
+        Throwable cause = !everOpened && isRefusedUpgrade(failure) ? new WebSocketUnavailableException(failure) : failure;
+        failAwaiting(cause);
+    }
+
+    /** An HTTP answer other than 101 to the upgrade, as opposed to a network failure. */
+    private static boolean isRefusedUpgrade(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            int status = 0;
+            if (cause instanceof org.eclipse.jetty.websocket.api.exceptions.UpgradeException) {
+                status = ((org.eclipse.jetty.websocket.api.exceptions.UpgradeException) cause).getResponseStatusCode();
+            } else if (cause instanceof org.eclipse.jetty.websocket.core.exception.UpgradeException) {
+                status = ((org.eclipse.jetty.websocket.core.exception.UpgradeException) cause).getResponseStatusCode();
+            }
+            if (status > 0 && status != 101) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void write(Endpoint endpoint, String json) {
+        endpoint.session.sendText(json, Callback.from(() -> {
+        }, failure -> {
+            LOG.debug("Write failed on {}", endpoint.session, failure);
+            endpoint.session.disconnect();
+        }));
+    }
+
+    private void received(Endpoint endpoint, String text) {
+        List<Message.Mutable> messages;
+        try {
+            messages = new ArrayList<>(context.codec().parseMessages(text, MapMessage::new));
+        } catch (MalformedJsonException malformed) {
+            LOG.warn("Closing the WebSocket to {}: the server sent a frame that is not a Bayeux batch", socketUri,
+                    malformed);
+            endpoint.session.close(StatusCode.BAD_PAYLOAD, "not a Bayeux batch", Callback.NOOP);
+            return;
+        }
+        for (Message message : messages) {
+            if (message.isReply() && message.getId() != null) {
+                Awaiting answered = awaiting.remove(message.getId());
+                if (answered != null) {
+                    answered.timer.cancel();
+                }
+            }
+        }
+        context.listener().onMessages(this, messages);
+    }
+
+    private void closed(Endpoint endpoint, Throwable cause) {
+        synchronized (lock) {
+            if (open != endpoint) {
+                return;
+            }
+            open = null;
+        }
+        failAwaiting(cause);
+    }
+
+    private void replyTimedOut(String id, Duration replyTimeout) {
+        Awaiting timedOut = awaiting.remove(id);
+        if (timedOut == null) {
+            return;
+        }
+        context.listener().onFailure(this, List.of(timedOut.message),
+                new TimeoutException("No reply within " + replyTimeout.toMillis() + " ms"));
+        Endpoint endpoint;
+        synchronized (lock) {
+            endpoint = open;
+        }
+        if (endpoint != null) {
+            LOG.debug("Closing the WebSocket to {}: a reply timed out", socketUri);
+            endpoint.session.disconnect();
+        }
+    }
+
+    private void failAwaiting(Throwable cause) {
+        List<Message.Mutable> failed = new ArrayList<>();
+        for (String id : List.copyOf(awaiting.keySet())) {
+            Awaiting entry = awaiting.remove(id);
+            if (entry != null) {
+                entry.timer.cancel();
+                failed.add(entry.message);
+            }
+        }
+        if (!failed.isEmpty()) {
+            context.listener().onFailure(this, failed, cause);
+        }
+    }
+
+    @Override
+    public void close(Throwable reason) {
+        Endpoint closing;
+        synchronized (lock) {
+            closing = open;
+            open = null;
+            opening = null;
+            framesWaitingForOpen = new ArrayList<>();
+        }
+        if (closing != null) {
+            closing.session.close(StatusCode.NORMAL, "client closed", Callback.NOOP);
+        }
+        failAwaiting(reason);
+    }
+
+    @Override
+    public String toString() {
+        return "WebSocketTransport[" + socketUri + "]";
+    }
+
+    private static final class Awaiting {
+        final Message.Mutable message;
+        final Scheduler.Task timer;
+
+        Awaiting(Message.Mutable message, Scheduler.Task timer) {
+            this.message = message;
+            this.timer = timer;
+        }
+    }
+
+    /**
+     * The events of one socket: a socket that is closed or replaced can no longer affect its successor. Public only
+     * because Jetty calls it by reflection.
+     */
+    public static final class Endpoint implements Session.Listener {
+        private final WebSocketTransport transport;
+        private volatile Session session;
+
+        private Endpoint(WebSocketTransport transport) {
+            this.transport = transport;
+        }
+
+        @Override
+        public void onWebSocketOpen(Session opened) {
+            session = opened;
+            opened.setMaxTextMessageSize(transport.context.maxIncomingMessageBytes());
+            opened.demand();
+        }
+
+        @Override
+        public void onWebSocketText(String text) {
+            try {
+                transport.received(this, text);
+            } finally {
+                // Read the next frame only now: a slow listener slows the reading, not the memory.
+                session.demand();
+            }
+        }
+
+        @Override
+        public void onWebSocketClose(int statusCode, String reason, Callback callback) {
+            String text = reason == null ? "" : " " + reason;
+            transport.closed(this, new IOException("WebSocket closed: " + statusCode + text));
+            callback.succeed();
+        }
+
+        @Override
+        public void onWebSocketError(Throwable cause) {
+            transport.closed(this, cause);
+        }
+    }
+}
