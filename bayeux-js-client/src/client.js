@@ -158,6 +158,7 @@ export class BayeuxClient {
     /** @type {string | null} */
     this.connectId = null;
     this.connectNoHold = true;
+    this.connectedSinceHandshake = false;
     this.lastConnectedAt = 0;
     this.reestablish = false;
     /** @type {object | undefined} */
@@ -403,8 +404,8 @@ export class BayeuxClient {
     }
     this.transport = chosen;
     this.clientId = reply.clientId;
-    this.failures = 0;
     this.lastConnectedAt = Date.now();
+    this.connectedSinceHandshake = false;
     const reestablish = this.reestablish;
     this.reestablish = true;
     reply.reestablish = reestablish;
@@ -512,6 +513,7 @@ export class BayeuxClient {
     if (reply.successful) {
       this.failures = 0;
       this.lastConnectedAt = Date.now();
+      this.connectedSinceHandshake = true;
       this.connectNoHold = false;
       if (reconnect === 'retry') {
         this.setStatus(Status.CONNECTED);
@@ -524,8 +526,10 @@ export class BayeuxClient {
     if (reconnect === 'none') {
       this.terminate(reply);
     } else if (reconnect === 'handshake') {
-      // The server answered, so the network works: the session is gone, not the server. Handshake at once.
-      this.failures = reply.failure ? this.failures + 1 : 0;
+      // A server that answered has lost the session, not its network: handshake at once. Unless the session never
+      // got connected: a server that forgets every new session (one that needs a cookie it never gets, say) must
+      // not be flooded with handshakes.
+      this.failures = reply.failure || !this.connectedSinceHandshake ? this.failures + 1 : 0;
       this.rehandshake(this.advice.interval + this.backoff());
     } else if (reply.successful) {
       this.schedule(() => this.connect(), this.advice.interval);

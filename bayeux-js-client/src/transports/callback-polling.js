@@ -3,7 +3,7 @@
 // In a browser the request is a <script> element, which is what lets it cross origins without CORS. Elsewhere
 // (Node.js) the answer is fetched and the JSON taken out of the call without evaluating anything.
 
-import { RequestTransport, extraHeaders } from './request-transport.js';
+import { RequestTransport } from './request-transport.js';
 import { TransportError, parseBatch, validateBatch } from './transport.js';
 
 const WRAPPED = /^\s*(?:\/\*\*\/\s*)?([A-Za-z0-9_$.-]+)\(([\s\S]*)\)\s*;?\s*$/;
@@ -74,7 +74,8 @@ export class CallbackPollingTransport extends RequestTransport {
   /** @param {string} url @param {string} callback @param {AbortSignal} signal */
   async fetchScript(url, callback, signal) {
     const fetchFn = this.host.config.fetch ?? globalThis.fetch;
-    const response = await fetchFn(url, { headers: extraHeaders(this.host), credentials: 'include', cache: 'no-store', signal });
+    const response = await fetchFn(url, { headers: this.headersFor(url), credentials: 'include', cache: 'no-store', signal });
+    this.keepCookies(url, response);
     const text = await response.text();
     if (response.status !== 200) {
       throw new TransportError(`HTTP ${response.status}`, { httpCode: response.status });

@@ -1,6 +1,6 @@
 // long-polling: each envelope is the JSON body of a POST; the response body holds the replies and any messages.
 
-import { RequestTransport, extraHeaders } from './request-transport.js';
+import { RequestTransport } from './request-transport.js';
 import { TransportError, parseBatch } from './transport.js';
 
 export class LongPollingTransport extends RequestTransport {
@@ -19,16 +19,18 @@ export class LongPollingTransport extends RequestTransport {
    */
   exchange(messages, timeout) {
     const fetchFn = this.host.config.fetch ?? globalThis.fetch;
+    const url = this.host.url();
     return this.withDeadline(timeout, async (signal) => {
-      const response = await fetchFn(this.host.url(), {
+      const response = await fetchFn(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json;charset=UTF-8', ...extraHeaders(this.host) },
+        headers: { 'Content-Type': 'application/json;charset=UTF-8', ...this.headersFor(url) },
         body: JSON.stringify(messages),
         // Cross-origin pages need the browser cookie sent, as the server's CORS answer allows.
         credentials: 'include',
         cache: 'no-store',
         signal,
       });
+      this.keepCookies(url, response);
       const text = await response.text();
       if (response.status !== 200) {
         throw new TransportError(`HTTP ${response.status}`, { httpCode: response.status });

@@ -4,6 +4,7 @@
 // Other messages therefore go one request at a time, in order; those that wait meanwhile leave together in the
 // next request, which also keeps a client's publishes in the order it made them.
 
+import { CookieJar } from './cookies.js';
 import { Transport, TransportError } from './transport.js';
 
 /** The most envelopes merged into one request, so a burst cannot make a body the server refuses as too large. */
@@ -21,6 +22,28 @@ export class RequestTransport extends Transport {
     this.busy = false;
     /** Ways to stop the requests in flight. @type {Set<() => void>} */
     this.inFlight = new Set();
+    /** Outside browsers: the cookies the server set, sent back as a browser would. */
+    this.cookies = CookieJar.needed() ? new CookieJar() : null;
+  }
+
+  /**
+   * The headers of a request: the configured ones, and the cookies outside browsers.
+   *
+   * @param {string} url
+   * @returns {Record<string, string>}
+   */
+  headersFor(url) {
+    return { ...(this.host.config.requestHeaders ?? {}), ...this.cookies?.headersFor(url) };
+  }
+
+  /**
+   * Keeps the cookies a response sets (outside browsers).
+   *
+   * @param {string} url
+   * @param {Response} response
+   */
+  keepCookies(url, response) {
+    this.cookies?.store(url, response.headers);
   }
 
   /** @param {import('./transport.js').Envelope} envelope */
@@ -101,12 +124,4 @@ export class RequestTransport extends Transport {
       entry.reject(new TransportError('aborted'));
     }
   }
-}
-
-/**
- * @param {import('./transport.js').TransportHost} host
- * @returns {Record<string, string>}
- */
-export function extraHeaders(host) {
-  return { ...(host.config.requestHeaders ?? {}) };
 }

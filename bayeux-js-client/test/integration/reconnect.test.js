@@ -93,6 +93,34 @@ describe('a network that fails for a while', () => {
   });
 });
 
+describe('a server that forgets every new session', () => {
+  let server;
+  const pool = new ClientPool();
+  after(async () => {
+    await pool.disconnectAll();
+    await server?.stop();
+  });
+
+  it('is handshaken again with a growing back-off, not flooded', async () => {
+    server = await startServer({ args: SERVER_ARGS });
+    // Every connect names a session the server never made: it answers 402 with advice to handshake again.
+    const forgetful = (url, init) => fetch(url, {
+      ...init, body: String(init.body).replace(/"clientId":"[^"]+"/, '"clientId":"unknown0session"'),
+    });
+    const client = pool.create(server.url, 'long-polling', { fetch: forgetful, backoffIncrement: 100, maxBackoff: 400 });
+    const handshakes = new Inbox();
+    client.addListener('/meta/handshake', (message) => handshakes.push({ at: Date.now(), message }));
+    await client.handshake();
+    const times = [];
+    for (let i = 0; i < 4; i++) {
+      times.push((await handshakes.take()).at);
+    }
+    // Back-offs after 1, 2 and 3 failures: at least 50, 100 and 200 ms (half of each is random).
+    assert.ok(times[3] - times[0] >= 350, `handshakes at +${times.map((t) => t - times[0]).join(', +')} ms`);
+    assert.equal(client.getStatus(), 'rehandshaking');
+  });
+});
+
 describe('WebSocket fall-back', () => {
   let server;
   let noWebSocketServer;
