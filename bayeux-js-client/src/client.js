@@ -72,8 +72,11 @@ export class BayeuxClient extends Session {
    * @returns {this}
    */
   configure(config) {
+    if (this.status !== Status.DISCONNECTED) {
+      throw new Error(`configure() needs a disconnected client; this one is ${this.status}`);
+    }
     const options = typeof config === 'string' ? { url: config } : { ...config };
-    if (options === null || typeof options !== 'object') {
+    if (config === null || typeof options !== 'object') {
       throw new TypeError('configure() takes a URL or an options object');
     }
     for (const [key, value] of Object.entries(options)) {

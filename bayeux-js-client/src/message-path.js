@@ -105,7 +105,9 @@ export class MessagePath {
         this.finish(request, this.localFailure(message, 'disconnected'));
         return;
       }
-      if (this.outbox.length >= this.config.maxPendingMessages) {
+      // Bounded memory: an application that publishes faster than the network carries gets failures, not a heap
+      // that grows until the tab dies.
+      if (this.pending.size >= this.config.maxPendingMessages) {
         this.finish(request, this.localFailure(message, `more than ${this.config.maxPendingMessages} messages waiting`));
         return;
       }

@@ -89,7 +89,7 @@ export interface ClientConfig {
   maxBackoff?: number;
   /** Whether subscriptions are sent again after an automatic re-handshake. Default true. */
   autoResubscribe?: boolean;
-  /** The most messages waiting for a session or a batch; beyond it requests fail at once. Default 1000. */
+  /** The most requests waiting for their reply (sent or not); beyond it new ones fail at once. Default 1000. */
   maxPendingMessages?: number;
   /** callback-polling splits batches whose URL would be longer. Default 2000. */
   maxURLLength?: number;

@@ -175,6 +175,19 @@ describe('before and after a session', () => {
     assert.equal((await subscription.ready).successful, false);
   });
 
+  it('fails requests beyond maxPendingMessages at once instead of queueing without bound', async () => {
+    const client = pool.create(server.url, 'long-polling', { maxPendingMessages: 3 });
+    const handshake = client.handshake();
+    // While the handshake is out, requests wait: the handshake and two publishes fill the three places.
+    const waiting = [client.publish('/bounded', 1), client.publish('/bounded', 2)];
+    const refused = await client.publish('/bounded', 3);
+    assert.equal(refused.successful, false);
+    assert.match(refused.error, /more than 3 messages waiting/);
+    await handshake;
+    assert.deepEqual((await Promise.all(waiting)).map((r) => r.successful), [true, true]);
+    assert.equal((await client.publish('/bounded', 4)).successful, true);
+  });
+
   it('refuses bad arguments at once', () => {
     const client = pool.create(server.url, 'websocket');
     assert.throws(() => client.publish('/a/*', 1), TypeError);
@@ -183,6 +196,15 @@ describe('before and after a session', () => {
     assert.throws(() => client.subscribe('/a', 'not a function'), TypeError);
     assert.throws(() => client.configure({ nope: 1 }), TypeError);
     assert.throws(() => client.configure({ transports: ['carrier-pigeon'] }), TypeError);
+  });
+
+  it('refuses to be reconfigured while it has a session', async () => {
+    const client = pool.create(server.url, 'long-polling');
+    await client.handshake();
+    assert.throws(() => client.configure({ maxNetworkDelay: 1 }), /disconnected client/);
+    await client.disconnect();
+    client.configure({ maxNetworkDelay: 2000 });
+    assert.equal(client.getConfiguration().maxNetworkDelay, 2000);
   });
 
   it('fails a handshake to a server that is not there, and retries until told to stop', async () => {
