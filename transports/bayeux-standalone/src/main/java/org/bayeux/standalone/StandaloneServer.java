@@ -5,10 +5,15 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.bayeux.api.server.ServerExtension;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
+import org.bayeux.server.ext.AcknowledgedMessagesExtension;
+import org.bayeux.standalone.demo.ChatService;
+import org.bayeux.server.ext.TimesyncExtension;
+import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
 import org.eclipse.jetty.server.Handler;
@@ -31,13 +36,16 @@ public final class StandaloneServer implements AutoCloseable {
             "  --port P         port to listen on (default 8080; 0 picks a free one)",
             "  --host H         address to bind (default 0.0.0.0, every interface)",
             "  --static DIR     serve the files of DIR at /",
-            "  --demo           serve the built-in demo page at /",
+            "  --demo           serve the chat demo at / (with its chat service and the ack extension)",
+            "  --extensions E   server extensions to install, comma-separated: ack, timesync, timestamp",
             "  --set KEY=VALUE  set an engine or transport option (see docs/configuration.md)",
-            "The Bayeux endpoint is served at /bayeux.");
+            "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
+            "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)");
 
     private final Server jetty;
     private final ServerConnector connector;
     private final BayeuxServerImpl engine;
+    private final ChatService chat;
 
     /**
      * Builds and starts a server.
@@ -47,6 +55,14 @@ public final class StandaloneServer implements AutoCloseable {
      */
     public StandaloneServer(Options options) throws Exception {
         engine = new BayeuxServerImpl(options.engineConfig);
+        java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
+        if (options.demo) {
+            extensions.add("ack"); // the chat's page asks for it: no message lost across reconnections
+        }
+        for (String extension : extensions) {
+            engine.addExtension(newExtension(extension));
+        }
+        chat = options.demo ? new ChatService(engine) : null;
         jetty = new Server();
         connector = new ServerConnector(jetty);
         connector.setHost(options.host);
@@ -62,6 +78,19 @@ public final class StandaloneServer implements AutoCloseable {
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
         jetty.start();
         LOG.info("Bayeux endpoint at http://{}:{}/bayeux", options.host, getPort());
+    }
+
+    private static ServerExtension newExtension(String name) {
+        switch (name) {
+            case "ack":
+                return new AcknowledgedMessagesExtension();
+            case "timesync":
+                return new TimesyncExtension();
+            case "timestamp":
+                return new TimestampExtension();
+            default:
+                throw new IllegalArgumentException("--extensions " + name + ": unknown; known: ack, timesync, timestamp");
+        }
     }
 
     private static Handler staticHandler(Options options) {
@@ -80,6 +109,11 @@ public final class StandaloneServer implements AutoCloseable {
     /** @return the port the server listens on */
     public int getPort() {
         return connector.getLocalPort();
+    }
+
+    /** @return the demo's chat service, or null without {@code --demo} */
+    public ChatService getChat() {
+        return chat;
     }
 
     /** @return the engine */
@@ -120,7 +154,12 @@ public final class StandaloneServer implements AutoCloseable {
             System.out.println(USAGE);
             return;
         }
-        new StandaloneServer(options).join();
+        StandaloneServer server = new StandaloneServer(options);
+        // One plain line, whatever the logging set-up, for people and for programs that start the server on port 0.
+        String base = "http://" + options.host + ":" + server.getPort();
+        System.out.println("Listening on " + base + "/ (Bayeux endpoint " + base + "/bayeux)");
+        System.out.flush();
+        server.join();
     }
 
     /**
@@ -132,6 +171,7 @@ public final class StandaloneServer implements AutoCloseable {
         Path staticDir;
         boolean demo;
         boolean help;
+        java.util.List<String> extensions = new java.util.ArrayList<>();
         BayeuxServerConfig engineConfig;
         TransportConfig transportConfig;
 
@@ -164,6 +204,15 @@ public final class StandaloneServer implements AutoCloseable {
                         options.staticDir = Path.of(valueOf(args, ++i, arg));
                         if (!Files.isDirectory(options.staticDir)) {
                             throw new IllegalArgumentException("--static " + options.staticDir + ": not a folder");
+                        }
+                        break;
+                    case "--extensions":
+                        for (String name : valueOf(args, ++i, arg).split(",")) {
+                            String trimmed = name.trim();
+                            if (!trimmed.isEmpty()) {
+                                newExtension(trimmed);
+                                options.extensions.add(trimmed);
+                            }
                         }
                         break;
                     case "--set":

@@ -35,7 +35,11 @@ class StandaloneServerTest {
             String base = "http://127.0.0.1:" + server.getPort();
             ContentResponse page = client.GET(base + "/");
             assertThat(page.getStatus()).isEqualTo(200);
-            assertThat(page.getContentAsString()).contains("Bayeux server is running");
+            assertThat(page.getContentAsString()).contains("<title>Bayeux chat</title>");
+            ContentResponse library = client.GET(base + "/bayeux-js-client/index.js");
+            assertThat(library.getStatus()).isEqualTo(200);
+            assertThat(library.getHeaders().get("Content-Type")).startsWith("text/javascript");
+            assertThat(server.getChat()).isNotNull();
             ContentResponse handshake = client.newRequest(base + "/bayeux/handshake").method("POST")
                     .body(new StringRequestContent("application/json", "[{\"channel\":\"/meta/handshake\","
                             + "\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]")).send();

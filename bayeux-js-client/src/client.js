@@ -1,0 +1,442 @@
+// The public API of the client. The layers below it: session.js (the state machine: handshake, connect, back-off,
+// disconnect) and message-path.js (messages out and in).
+
+import { isMeta, isService, isValidChannel } from './channels.js';
+import { DEFAULTS, Status } from './defaults.js';
+import { CallbackContext, callSafely } from './dispatcher.js';
+import { Session } from './session.js';
+import { CallbackPollingTransport } from './transports/callback-polling.js';
+import { LongPollingTransport } from './transports/long-polling.js';
+import { WebSocketTransport } from './transports/websocket.js';
+
+export { Status } from './defaults.js';
+export { backoffDelay } from './session.js';
+
+/** A subscription made by `subscribe()`; pass it to `unsubscribe()`. */
+export class Subscription {
+  /**
+   * @param {BayeuxClient} client
+   * @param {string} channel
+   * @param {(message: object) => void} listener
+   */
+  constructor(client, channel, listener) {
+    this.client = client;
+    this.channel = channel;
+    this.listener = listener;
+    /** Resolves with the subscribe reply (check its `successful`). @type {Promise<object>} */
+    this.ready = Promise.resolve({});
+  }
+
+  /**
+   * Same as `client.unsubscribe(this, props, callback)`.
+   *
+   * @param {object} [props]
+   * @param {(reply: object) => void} [callback]
+   */
+  unsubscribe(props, callback) {
+    return this.client.unsubscribe(this, props, callback);
+  }
+}
+
+/** A listener added by `addListener()`; pass it to `removeListener()`. */
+export class ListenerHandle {
+  /**
+   * @param {string} channel
+   * @param {(message: object) => void} listener
+   */
+  constructor(channel, listener) {
+    this.channel = channel;
+    this.listener = listener;
+  }
+}
+
+/**
+ * A Bayeux client: `handshake()`, then `subscribe()`, `publish()`, `remoteCall()`; it stays connected (reconnecting,
+ * re-handshaking and re-subscribing as the network and the server require) until `disconnect()`.
+ */
+export class BayeuxClient extends Session {
+  /** @param {string | object} [config] the endpoint URL, or a configuration (see `configure`) */
+  constructor(config) {
+    super();
+    if (config !== undefined) {
+      this.configure(config);
+    }
+  }
+
+  // --------------------------------------------------------------------------------------------- configuration
+
+  /**
+   * Sets options; see the guide or `ClientConfig` in the type declarations for each.
+   *
+   * @param {string | object} config the endpoint URL, or options to change
+   * @returns {this}
+   */
+  configure(config) {
+    if (this.status !== Status.DISCONNECTED) {
+      throw new Error(`configure() needs a disconnected client; this one is ${this.status}`);
+    }
+    const options = typeof config === 'string' ? { url: config } : { ...config };
+    if (config === null || typeof options !== 'object') {
+      throw new TypeError('configure() takes a URL or an options object');
+    }
+    for (const [key, value] of Object.entries(options)) {
+      if (!(key in DEFAULTS)) {
+        throw new TypeError(`Unknown option '${key}'`);
+      }
+      if (value !== undefined) {
+        /** @type {Record<string, unknown>} */ (this.config)[key] = value;
+      }
+    }
+    if (typeof this.config.url !== 'string') {
+      throw new TypeError('The url option must be a string');
+    }
+    if (!Array.isArray(this.config.transports) || this.config.transports.length === 0) {
+      throw new TypeError('The transports option must list at least one transport');
+    }
+    this.transports = this.buildTransports();
+    return this;
+  }
+
+  /**
+   * `configure(config)` then `handshake(props)`.
+   *
+   * @param {string | object} config
+   * @param {object} [props]
+   * @returns {Promise<object>}
+   */
+  init(config, props) {
+    this.configure(config);
+    return this.handshake(props);
+  }
+
+  buildTransports() {
+    /** @type {Record<string, new (host: any) => import('./transports/transport.js').Transport>} */
+    const known = {
+      websocket: WebSocketTransport,
+      'long-polling': LongPollingTransport,
+      'callback-polling': CallbackPollingTransport,
+    };
+    return this.config.transports.map((name) => {
+      const Type = known[name];
+      if (!Type) {
+        throw new TypeError(`Unknown transport '${name}'; known: ${Object.keys(known).join(', ')}`);
+      }
+      return new Type(this.host);
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------------- accessors
+
+  /** @returns {string} one of the `Status` values */
+  getStatus() {
+    return this.status;
+  }
+
+  /** @returns {boolean} */
+  isDisconnected() {
+    return this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING;
+  }
+
+  /** @returns {string | null} the session id, once handshaken */
+  getClientId() {
+    return this.clientId;
+  }
+
+  /** @returns {string | null} the transport in use, or null before the first handshake */
+  getTransport() {
+    return this.transport ? this.transport.name : null;
+  }
+
+  /** @returns {string} */
+  getURL() {
+    return this.config.url;
+  }
+
+  /** @returns {object} a copy of the last advice received, over the defaults */
+  getAdvice() {
+    return { ...this.advice };
+  }
+
+  /** @returns {object} a copy of the configuration */
+  getConfiguration() {
+    return { ...this.config };
+  }
+
+  /**
+   * @param {(status: string, previous: string) => void} listener called on every change of `getStatus()`
+   * @returns {() => void} removes the listener
+   */
+  addStatusListener(listener) {
+    if (typeof listener !== 'function') {
+      throw new TypeError('addStatusListener() takes a function');
+    }
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  // ------------------------------------------------------------------------------------- subscribe and publish
+
+  /**
+   * Subscribes to a channel (wildcards allowed). The listener is active at once; if the server refuses, it is
+   * removed and the reply says why.
+   *
+   * @param {string} channel
+   * @param {(message: object) => void} listener called with each message delivered on a matching channel
+   * @param {object | ((reply: object) => void)} [props] fields to add to the subscribe message
+   * @param {(reply: object) => void} [callback] called with the subscribe reply
+   * @returns {Subscription} its `ready` promise resolves with the reply
+   */
+  subscribe(channel, listener, props, callback) {
+    if (typeof props === 'function') {
+      callback = /** @type {(reply: object) => void} */ (props);
+      props = undefined;
+    }
+    if (!isValidChannel(channel, true) || isMeta(channel)) {
+      throw new TypeError(`Cannot subscribe to '${channel}'`);
+    }
+    if (typeof listener !== 'function') {
+      throw new TypeError('subscribe() needs a listener function');
+    }
+    const subscription = new Subscription(this, channel, listener);
+    const message = { ...props, channel: '/meta/subscribe', subscription: channel };
+    if (this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING) {
+      subscription.ready = this.settleLocally(message, callback, 'disconnected');
+      return subscription;
+    }
+    const first = this.subscriptions.add(subscription);
+    if (!first) {
+      // The server already has this channel for the session: nothing to send.
+      subscription.ready = this.settleLocally(message, callback, null);
+      return subscription;
+    }
+    subscription.ready = this.request(message, { kind: 'subscribe', message, subscription }, callback);
+    return subscription;
+  }
+
+  /**
+   * @param {Subscription} subscription
+   * @param {object | ((reply: object) => void)} [props]
+   * @param {(reply: object) => void} [callback]
+   * @returns {Promise<object>} resolves with the unsubscribe reply
+   */
+  unsubscribe(subscription, props, callback) {
+    if (typeof props === 'function') {
+      callback = /** @type {(reply: object) => void} */ (props);
+      props = undefined;
+    }
+    if (!(subscription instanceof Subscription) || subscription.client !== this) {
+      throw new TypeError('unsubscribe() takes a subscription returned by subscribe()');
+    }
+    const message = { ...props, channel: '/meta/unsubscribe', subscription: subscription.channel };
+    const wasActive = this.subscriptions.has(subscription);
+    const last = this.subscriptions.remove(subscription);
+    if (!wasActive || !last || this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING) {
+      return this.settleLocally(message, callback, null);
+    }
+    return this.request(message, { kind: 'unsubscribe', message }, callback);
+  }
+
+  /** Forgets every subscription locally, sending nothing (the server drops them with the session). */
+  clearSubscriptions() {
+    this.subscriptions.clear();
+  }
+
+  /**
+   * Publishes data on a channel.
+   *
+   * @param {string} channel
+   * @param {unknown} data
+   * @param {object | ((reply: object) => void)} [props] fields to add to the message (e.g. `ext`)
+   * @param {(reply: object) => void} [callback] called with the publish reply
+   * @returns {Promise<object>} resolves with the publish reply; `successful` tells whether the server took it
+   */
+  publish(channel, data, props, callback) {
+    if (typeof props === 'function') {
+      callback = /** @type {(reply: object) => void} */ (props);
+      props = undefined;
+    }
+    if (!isValidChannel(channel, false) || isMeta(channel)) {
+      throw new TypeError(`Cannot publish to '${channel}'`);
+    }
+    const message = { ...props, channel, data: data === undefined ? null : data };
+    return this.request(message, { kind: 'publish', message }, callback);
+  }
+
+  /**
+   * Publishes bytes; they travel as Z85 text and need the `binary` extension on both sending and receiving
+   * clients (`new BinaryExtension()`).
+   *
+   * @param {string} channel
+   * @param {ArrayBuffer | ArrayBufferView | number[]} bytes
+   * @param {boolean} [last] whether this is the last chunk of the data
+   * @param {object} [meta] anything the receiver should know about the data
+   * @param {object} [props]
+   * @param {(reply: object) => void} [callback]
+   * @returns {Promise<object>}
+   */
+  publishBinary(channel, bytes, last = true, meta = undefined, props = undefined, callback = undefined) {
+    const data = { data: bytes, last };
+    if (meta !== undefined) {
+      data.meta = meta;
+    }
+    const ext = { ...props?.ext, binary: {} };
+    return this.publish(channel, data, { ...props, ext }, callback);
+  }
+
+  /**
+   * Sends a request to a service channel and waits for the service's answer, which the server sends to this
+   * client only.
+   *
+   * @param {string} target a `/service/...` channel, or a name relative to `/service/`
+   * @param {unknown} data
+   * @param {number | object | ((reply: object) => void)} [timeout] milliseconds to wait (default `maxNetworkDelay`)
+   * @param {object | ((reply: object) => void)} [props]
+   * @param {(reply: object) => void} [callback]
+   * @returns {Promise<object>} resolves with the answer (`data`, `successful`), or a failed reply after the timeout
+   */
+  remoteCall(target, data, timeout, props, callback) {
+    if (typeof timeout === 'function') {
+      callback = /** @type {(reply: object) => void} */ (timeout);
+      timeout = undefined;
+      props = undefined;
+    } else if (typeof timeout === 'object' && timeout !== null) {
+      callback = /** @type {any} */ (props);
+      props = timeout;
+      timeout = undefined;
+    }
+    if (typeof props === 'function') {
+      callback = /** @type {(reply: object) => void} */ (props);
+      props = undefined;
+    }
+    const channel = serviceChannel(target);
+    if (!isValidChannel(channel, false)) {
+      throw new TypeError(`Cannot call '${target}'`);
+    }
+    const wait = typeof timeout === 'number' && timeout > 0 ? timeout : this.config.maxNetworkDelay;
+    const message = { ...props, channel, data: data === undefined ? null : data };
+    /** @type {PendingRequest} */
+    const request = { kind: 'call', message };
+    const promise = this.request(message, request, callback);
+    if (this.pending.get(message.id) === request) {
+      request.timer = this.ensureScheduler().setTimeout(() => {
+        if (this.pending.get(message.id) === request) {
+          this.pending.delete(message.id);
+          this.finish(request, { ...this.localFailure(message, `no answer within ${wait} ms`), error: '406::timeout' });
+        }
+      }, wait);
+    }
+    return promise;
+  }
+
+  // -------------------------------------------------------------------------------------------------- batching
+
+  /** Holds messages until the matching `endBatch()`, then sends them together. */
+  startBatch() {
+    this.batchDepth++;
+  }
+
+  /** Ends a batch started by `startBatch()`; the outermost one sends the messages. */
+  endBatch() {
+    if (this.batchDepth === 0) {
+      throw new Error('endBatch() without startBatch()');
+    }
+    this.batchDepth--;
+    if (this.batchDepth === 0) {
+      this.flushOutbox();
+    }
+  }
+
+  /**
+   * Runs `fn` in a batch: the messages it sends leave together, in one request or frame.
+   *
+   * @template T
+   * @param {() => T} fn
+   * @returns {T}
+   */
+  batch(fn) {
+    this.startBatch();
+    try {
+      return fn();
+    } finally {
+      this.endBatch();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------- listeners
+
+  /**
+   * Listens to a channel without subscribing: for `/meta/*` channels (the client's own protocol events, plus
+   * `/meta/unsuccessful` for every failure), and for messages the server sends to this client directly.
+   *
+   * @param {string} channel a channel name or pattern
+   * @param {(message: object) => void} listener
+   * @returns {ListenerHandle}
+   */
+  addListener(channel, listener) {
+    if (!isValidChannel(channel, true)) {
+      throw new TypeError(`Cannot listen to '${channel}'`);
+    }
+    if (typeof listener !== 'function') {
+      throw new TypeError('addListener() needs a listener function');
+    }
+    const handle = new ListenerHandle(channel, listener);
+    this.listeners.add(handle);
+    return handle;
+  }
+
+  /** @param {ListenerHandle} handle @returns {boolean} whether it was there */
+  removeListener(handle) {
+    const present = this.listeners.has(handle);
+    this.listeners.remove(handle);
+    return present;
+  }
+
+  clearListeners() {
+    this.listeners.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------------ extensions
+
+  /**
+   * @param {string} name
+   * @param {import('./extension-chain.js').Extension} extension
+   * @returns {boolean} false if an extension of that name is already registered
+   */
+  registerExtension(name, extension) {
+    if (typeof name !== 'string' || !extension || typeof extension !== 'object') {
+      throw new TypeError('registerExtension() takes a name and an extension object');
+    }
+    if (!this.extensions.add(name, extension)) {
+      this.log('warn', `An extension named '${name}' is already registered`);
+      return false;
+    }
+    callSafely(this.report, extension.registered?.bind(extension), new CallbackContext('extension', name), name, this);
+    return true;
+  }
+
+  /** @param {string} name @returns {boolean} whether it was registered */
+  unregisterExtension(name) {
+    const extension = this.extensions.remove(name);
+    if (!extension) {
+      return false;
+    }
+    callSafely(this.report, extension.unregistered?.bind(extension), new CallbackContext('extension', name));
+    return true;
+  }
+
+  /** @param {string} name @returns {object | undefined} */
+  getExtension(name) {
+    return this.extensions.get(name);
+  }
+}
+
+/** @param {string} target @returns {string} */
+function serviceChannel(target) {
+  if (typeof target !== 'string' || target.length === 0) {
+    return '';
+  }
+  if (isService(target)) {
+    return target;
+  }
+  return target.startsWith('/') ? `/service${target}` : `/service/${target}`;
+}

@@ -1,0 +1,496 @@
+// The path of messages: out (requests waiting for a session or a batch, extensions, the transport, the fall-back
+// from a WebSocket that never worked) and in (replies to requests, deliveries to subscriptions and listeners). The
+// session layer above it (session.js) decides when to handshake and connect; the public API is in client.js.
+
+import { isMeta } from './channels.js';
+import { DEFAULT_ADVICE, DEFAULTS, Status, numberOr } from './defaults.js';
+import { CallbackContext, ChannelRegistry, callSafely } from './dispatcher.js';
+import { ExtensionChain } from './extension-chain.js';
+import { createScheduler } from './scheduler.js';
+import { TransportError } from './transports/transport.js';
+
+const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
+
+/**
+ * A request waiting for its reply.
+ *
+ * @typedef {object} PendingRequest
+ * @property {'handshake'|'connect'|'disconnect'|'subscribe'|'unsubscribe'|'publish'|'call'} kind
+ * @property {object} message
+ * @property {(reply: object) => void} [done]
+ * @property {{channel: string}} [subscription]
+ * @property {boolean} [resubscribe] sent by the client itself after a re-handshake
+ * @property {unknown} [timer]
+ */
+
+/** The lowest layer of the client; see BayeuxClient for the API. */
+export class MessagePath {
+  constructor() {
+    this.config = { ...DEFAULTS };
+    this.status = Status.DISCONNECTED;
+    /** @type {string | null} */
+    this.clientId = null;
+    this.advice = { ...DEFAULT_ADVICE };
+    this.nextId = 0;
+    this.batchDepth = 0;
+    /** Messages waiting for a session or for a batch to end. @type {object[]} */
+    this.outbox = [];
+    /** @type {Map<string, PendingRequest>} */
+    this.pending = new Map();
+    this.subscriptions = new ChannelRegistry('subscription');
+    this.listeners = new ChannelRegistry('listener');
+    this.report = (/** @type {unknown} */ error, /** @type {CallbackContext} */ context) =>
+      this.reportListenerException(error, context);
+    this.extensions = new ExtensionChain(this.report);
+    /** @type {import('./transports/transport.js').Transport[]} */
+    this.transports = [];
+    /** @type {import('./transports/transport.js').Transport | null} */
+    this.transport = null;
+    /** Transports given up for this client's life: a WebSocket that never worked. @type {Set<string>} */
+    this.failedTransports = new Set();
+    /** Transports the server offered in its last handshake reply. @type {string[] | null} */
+    this.offeredByServer = null;
+    /** @type {import('./scheduler.js').Scheduler | null} */
+    this.scheduler = null;
+    const client = this;
+    /** What the transports may ask of the client. @type {import('./transports/transport.js').TransportHost} */
+    this.host = {
+      url: () => client.config.url,
+      receive: (batch) => client.receiveBatch(/** @type {object[]} */ (batch)),
+      get scheduler() {
+        return client.ensureScheduler();
+      },
+      get config() {
+        return client.config;
+      },
+      log: (level, ...args) => client.log(level, ...args),
+    };
+  }
+
+  ensureScheduler() {
+    if (!this.scheduler) {
+      this.scheduler = createScheduler(this.config.useWorkerTimers,
+        (text, error) => this.log('info', text, error ?? ''));
+    }
+    return this.scheduler;
+  }
+
+  /** @returns {import('./transports/transport.js').Transport[]} available transports, in preference order */
+  candidates() {
+    return this.transports.filter((t) => !this.failedTransports.has(t.name) && t.isAvailable());
+  }
+
+  // ----------------------------------------------------------------------------------------- messages outgoing
+
+  newId() {
+    return String(++this.nextId);
+  }
+
+  /**
+   * Registers a request and queues or sends its message.
+   *
+   * @param {object} message
+   * @param {PendingRequest} request
+   * @param {(reply: object) => void} [callback]
+   * @returns {Promise<object>}
+   */
+  request(message, request, callback) {
+    message.id = this.newId();
+    return new Promise((resolve) => {
+      request.done = (reply) => {
+        callSafely(this.report, callback, new CallbackContext('callback', message.channel, reply), reply);
+        resolve(reply);
+      };
+      if (this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING) {
+        this.finish(request, this.localFailure(message, 'disconnected'));
+        return;
+      }
+      // Bounded memory: an application that publishes faster than the network carries gets failures, not a heap
+      // that grows until the tab dies.
+      if (this.pending.size >= this.config.maxPendingMessages) {
+        this.finish(request, this.localFailure(message, `more than ${this.config.maxPendingMessages} messages waiting`));
+        return;
+      }
+      this.pending.set(message.id, request);
+      this.outbox.push(message);
+      this.flushOutbox();
+    });
+  }
+
+  flushOutbox() {
+    if (this.batchDepth > 0 || !this.clientId || this.outbox.length === 0) {
+      return;
+    }
+    this.sendNow(this.outbox.splice(0), false);
+  }
+
+  /**
+   * Passes messages through the outgoing extensions and hands them to the transport.
+   *
+   * @param {object[]} messages
+   * @param {boolean} connect whether the envelope holds the /meta/connect (which may be held by the server)
+   * @param {number} [timeout] how long the answers may take; `maxNetworkDelay` by default
+   */
+  sendNow(messages, connect, timeout = this.config.maxNetworkDelay) {
+    const processed = [];
+    for (const message of messages) {
+      if (message.channel !== '/meta/handshake') {
+        message.clientId = this.clientId;
+      }
+      const out = this.extensions.outgoing(message);
+      if (out) {
+        processed.push(out);
+      } else {
+        this.completeLocally(message, 'deleted by an extension', '404::message_deleted');
+      }
+    }
+    if (processed.length === 0) {
+      return;
+    }
+    if (processed.length === 1 && processed[0].channel === '/meta/handshake') {
+      const replayed = this.extensions.replayHandshake(processed[0]);
+      if (replayed) {
+        // Answered locally (a page reload resuming its session); processed like any reply, but not reentrantly.
+        const reply = { ...replayed, id: processed[0].id };
+        Promise.resolve().then(() => this.receiveBatch([reply]));
+        return;
+      }
+    }
+    this.transmit(/** @type {import('./transports/transport.js').Transport} */ (this.transport), processed, connect, timeout);
+  }
+
+  /**
+   * @param {import('./transports/transport.js').Transport} transport
+   * @param {object[]} messages processed by the extensions already
+   * @param {boolean} connect
+   * @param {number} timeout
+   */
+  transmit(transport, messages, connect, timeout) {
+    this.log('debug', 'send', transport.name, messages);
+    transport.send({ messages, timeout, connect }).catch((error) => this.onSendFailure(transport, messages, error));
+  }
+
+  /**
+   * @param {import('./transports/transport.js').Transport} transport
+   * @param {object[]} messages
+   * @param {unknown} error
+   */
+  onSendFailure(transport, messages, error) {
+    const failure = error instanceof TransportError ? error : new TransportError('send failed', { cause: error });
+    this.log('debug', `${transport.name} failed: ${failure.reason}`);
+    const unanswered = messages.filter((m) => this.pending.has(m.id));
+    if (unanswered.length === 0 || this.status === Status.DISCONNECTED) {
+      return;
+    }
+    if (transport !== this.transport && this.failedTransports.has(transport.name) && this.transport) {
+      // Sent before the fall-back and failed with the rest: they still have their chance on the new transport.
+      this.resend(this.transport, unanswered);
+      return;
+    }
+    const next = this.fallbackFrom(transport);
+    if (next) {
+      this.log('info', `${transport.name} does not work here (${failure.reason}); using ${next.name}`);
+      this.transport = next;
+      transport.abort();
+      this.resend(next, unanswered);
+      return;
+    }
+    for (const message of unanswered) {
+      this.receiveReply(this.localFailure(message, failure.reason, undefined, failure));
+    }
+  }
+
+  /**
+   * @param {import('./transports/transport.js').Transport} transport
+   * @param {object[]} messages sent before, still without a reply
+   */
+  resend(transport, messages) {
+    const others = [];
+    for (const message of messages) {
+      if (message.channel === '/meta/handshake') {
+        // Sent again from scratch: its fields name the transports.
+        this.pending.delete(message.id);
+        this.sendHandshake();
+      } else if (message.channel === '/meta/connect') {
+        this.pending.delete(message.id);
+        if (message.id === this.connectId) {
+          this.connect();
+        }
+      } else {
+        others.push(message);
+      }
+    }
+    if (others.length > 0) {
+      this.transmit(transport, others, false, this.config.maxNetworkDelay);
+    }
+  }
+
+  /**
+   * A WebSocket that never carried a single message (blocked by a proxy or a firewall) is given up for good, as
+   * long as another transport is left; one that worked before and fails now is just a network failure.
+   *
+   * @param {import('./transports/transport.js').Transport} transport
+   * @returns {import('./transports/transport.js').Transport | null}
+   */
+  fallbackFrom(transport) {
+    if (transport.name !== 'websocket' || transport.proven || transport !== this.transport) {
+      return null;
+    }
+    this.failedTransports.add(transport.name);
+    const candidates = this.candidates();
+    const offered = this.clientId ? this.offeredByServer : null;
+    const next = candidates.find((t) => !offered || offered.includes(t.name)) ?? null;
+    if (!next) {
+      this.failedTransports.delete(transport.name);
+    }
+    return next;
+  }
+
+  // ----------------------------------------------------------------------------------------- messages incoming
+
+  /** @param {object[]} batch */
+  receiveBatch(batch) {
+    for (const message of batch) {
+      try {
+        this.receive(message);
+      } catch (error) {
+        this.log('error', 'Failed to process a message', message, error);
+      }
+    }
+  }
+
+  /**
+   * Processes one message from the server (or made locally), after the incoming extensions. Public so that a
+   * custom transport or an extension can feed messages in.
+   *
+   * @param {object} raw
+   */
+  receive(raw) {
+    if (!raw || typeof raw !== 'object' || typeof raw.channel !== 'string') {
+      this.log('warn', 'Ignoring a message without a channel', raw);
+      return;
+    }
+    const message = this.extensions.incoming(raw);
+    if (!message) {
+      return;
+    }
+    this.log('debug', 'received', message);
+    if (message.advice && typeof message.advice === 'object'
+        && (message.channel === '/meta/handshake' || message.channel === '/meta/connect')) {
+      this.updateAdvice(message.advice);
+    }
+    if (message.channel === '/meta/handshake' && message.successful) {
+      this.offeredByServer = Array.isArray(message.supportedConnectionTypes) ? message.supportedConnectionTypes : [];
+    }
+    if ('successful' in message && (message.data === undefined || isMeta(message.channel))) {
+      this.receiveReply(message);
+      return;
+    }
+    const request = message.id === undefined ? undefined : this.pending.get(String(message.id));
+    if (request && request.kind === 'call') {
+      this.pending.delete(String(message.id));
+      this.finish(request, { successful: true, ...message });
+      return;
+    }
+    if (isMeta(message.channel)) {
+      this.notifyMeta(message);
+      return;
+    }
+    this.deliver(message);
+  }
+
+  /** @param {object} advice */
+  updateAdvice(advice) {
+    const next = { ...this.advice, ...advice };
+    for (const key of ['interval', 'timeout', 'maxInterval']) {
+      next[key] = numberOr(advice[key], this.advice[key]);
+    }
+    if (advice['multiple-clients'] && !this.advice['multiple-clients']) {
+      this.log('info', 'Another tab of this browser holds a long poll: polling every', next.interval, 'ms');
+    }
+    this.advice = next;
+  }
+
+  /**
+   * A reply (from the server, or made locally for a failure) to a request of this client.
+   *
+   * @param {object} reply
+   */
+  receiveReply(reply) {
+    const id = reply.id === undefined ? undefined : String(reply.id);
+    if (reply.channel === '/meta/disconnect') {
+      this.onDisconnectReply(reply);
+      return;
+    }
+    const request = id === undefined ? undefined : this.pending.get(id);
+    if (!request) {
+      if (isMeta(reply.channel)) {
+        this.notifyMeta(reply);
+      }
+      return;
+    }
+    if (request.kind === 'call' && reply.successful) {
+      return; // the publish reply of a remote call; the call waits for the service's answer
+    }
+    this.pending.delete(id);
+    switch (request.kind) {
+      case 'handshake':
+        this.onHandshakeReply(reply);
+        break;
+      case 'connect':
+        this.onConnectReply(reply);
+        break;
+      case 'subscribe':
+        if (!reply.successful && request.subscription) {
+          this.subscriptions.remove(request.subscription);
+        } else if (!reply.successful && request.resubscribe) {
+          const channel = request.message.subscription;
+          if (reply.failure) {
+            // Lost with its connection, not refused: the session still needs it.
+            this.unconfirmed.add(channel);
+          } else {
+            this.subscriptions.byChannel.delete(channel);
+          }
+        }
+        this.notifyMeta(reply);
+        this.finish(request, reply);
+        break;
+      case 'unsubscribe':
+        this.notifyMeta(reply);
+        this.finish(request, reply);
+        break;
+      default:
+        this.notifyPublish(reply);
+        this.finish(request, reply);
+    }
+  }
+
+  /**
+   * @param {PendingRequest} request
+   * @param {object} reply
+   */
+  finish(request, reply) {
+    if (request.timer !== undefined) {
+      this.scheduler?.clearTimeout(request.timer);
+    }
+    request.done?.(reply);
+  }
+
+  /** @param {object} reply */
+  notifyMeta(reply) {
+    this.listeners.dispatch(reply, this.report);
+    if (reply.successful === false) {
+      this.listeners.dispatch({ ...reply, channel: '/meta/unsuccessful', originalChannel: reply.channel }, this.report);
+    }
+  }
+
+  /** @param {object} reply */
+  notifyPublish(reply) {
+    this.listeners.dispatch({ ...reply, channel: '/meta/publish', originalChannel: reply.channel }, this.report);
+    if (reply.successful === false) {
+      this.listeners.dispatch({ ...reply, channel: '/meta/unsuccessful', originalChannel: reply.channel }, this.report);
+    }
+  }
+
+  /** @param {object} message */
+  deliver(message) {
+    this.subscriptions.dispatch(message, this.report);
+    this.listeners.dispatch(message, this.report);
+  }
+
+  // --------------------------------------------------------------------------------------------------- helpers
+
+  /**
+   * A failed reply made by the client itself.
+   *
+   * @param {object} message the request
+   * @param {string} reason
+   * @param {string} [error] the Bayeux error string; the reason by default
+   * @param {TransportError} [exception]
+   * @returns {object}
+   */
+  localFailure(message, reason, error, exception) {
+    const reply = {
+      channel: message.channel,
+      successful: false,
+      error: error ?? reason,
+      failure: {
+        reason,
+        transport: this.transport?.name ?? null,
+        ...(exception?.httpCode !== undefined ? { httpCode: exception.httpCode } : {}),
+        ...(exception ? { exception } : {}),
+      },
+    };
+    if (message.id !== undefined) {
+      reply.id = message.id;
+    }
+    if (message.subscription !== undefined) {
+      reply.subscription = message.subscription;
+    }
+    return reply;
+  }
+
+  /**
+   * Completes a request that will never reach the server.
+   *
+   * @param {object} message
+   * @param {string} reason
+   * @param {string} [error]
+   */
+  completeLocally(message, reason, error) {
+    const request = this.pending.get(message.id);
+    if (request) {
+      this.pending.delete(message.id);
+      this.finish(request, this.localFailure(message, reason, error));
+    }
+  }
+
+  /**
+   * A reply made locally, delivered asynchronously like a real one.
+   *
+   * @param {object} message
+   * @param {((reply: object) => void) | undefined} callback
+   * @param {string | null} failure the reason, or null for success
+   * @returns {Promise<object>}
+   */
+  settleLocally(message, callback, failure) {
+    const reply = failure ? this.localFailure(message, failure) : { ...message, successful: true };
+    return Promise.resolve().then(() => {
+      callSafely(this.report, callback, new CallbackContext('callback', message.channel, reply), reply);
+      return reply;
+    });
+  }
+
+  /**
+   * @param {unknown} error
+   * @param {CallbackContext} context
+   */
+  reportListenerException(error, context) {
+    const handler = this.config.onListenerException;
+    if (typeof handler === 'function') {
+      try {
+        handler.call(this, error, context);
+        return;
+      } catch (secondary) {
+        this.log('error', 'onListenerException threw', secondary);
+      }
+    }
+    this.log('warn', `A ${context.kind} callback${context.channel ? ` for ${context.channel}` : ''} threw`, error);
+  }
+
+  /**
+   * @param {string} level
+   * @param {...unknown} args
+   */
+  log(level, ...args) {
+    const threshold = LOG_LEVELS[/** @type {keyof LOG_LEVELS} */ (this.config.logLevel)] ?? LOG_LEVELS.warn;
+    if ((LOG_LEVELS[/** @type {keyof LOG_LEVELS} */ (level)] ?? LOG_LEVELS.info) < threshold) {
+      return;
+    }
+    const logger = this.config.logger ?? globalThis.console;
+    const method = logger?.[level] ?? logger?.log;
+    if (typeof method === 'function') {
+      method.call(logger, '[bayeux]', ...args);
+    }
+  }
+}

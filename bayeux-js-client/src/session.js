@@ -1,0 +1,463 @@
+// The session's state machine (the same state names as the Java client):
+//
+//   disconnected  → handshake()                                   → handshaking
+//   handshaking   → handshake reply ok, first connect reply ok    → connected
+//   connected     → connect fails (network, HTTP, timeout)        → unconnected   (retry with back-off)
+//   unconnected   → connect reply ok                              → connected
+//   any           → advice reconnect:"handshake", or unconnected
+//                   longer than the session can live              → rehandshaking (re-subscribes when it succeeds)
+//   any           → disconnect()                                  → disconnecting → disconnected
+//   any           → advice reconnect:"none"                       → disconnected
+
+import { DEFAULT_ADVICE, Status, numberOr } from './defaults.js';
+import { CallbackContext, callSafely } from './dispatcher.js';
+import { MessagePath } from './message-path.js';
+
+/**
+ * The delay before retry number `failures`: exponential in the number of consecutive failures, capped, with half of
+ * it random so that clients cut off together (a server restart) do not all come back in the same millisecond.
+ *
+ * @param {number} failures consecutive failures so far (1 for the first retry)
+ * @param {number} increment the delay after the first failure, before jitter
+ * @param {number} max the cap, before jitter
+ * @param {() => number} random a source of numbers in [0, 1)
+ * @returns {number} milliseconds
+ */
+export function backoffDelay(failures, increment, max, random = Math.random) {
+  if (failures <= 0) {
+    return 0;
+  }
+  const ceiling = Math.min(max, increment * 2 ** Math.min(failures - 1, 30));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** The session layer of the client; see BayeuxClient for the API. */
+export class Session extends MessagePath {
+  constructor() {
+    super();
+    /** @type {Set<(status: string, previous: string) => void>} */
+    this.statusListeners = new Set();
+    /** The one scheduled step of the state machine (next connect or handshake). */
+    this.timer = undefined;
+    /** @type {(() => void) | null} */
+    this.scheduledStep = null;
+    /** Consecutive failures, for the back-off. */
+    this.failures = 0;
+    /** @type {string | null} the id of the connect in flight */
+    this.connectId = null;
+    this.connectNoHold = true;
+    this.connectedSinceHandshake = false;
+    this.lastConnectedAt = 0;
+    this.reestablish = false;
+    /** @type {object | undefined} */
+    this.handshakeProps = undefined;
+    /** @type {((reply: object) => void) | null} */
+    this.firstHandshakeReply = null;
+    /** @type {(() => void) | null} */
+    this.removeEnvironmentHooks = null;
+    /** Channels whose re-subscription was lost on the way: sent again with the next connect. @type {Set<string>} */
+    this.unconfirmed = new Set();
+  }
+
+  // ------------------------------------------------------------------------------------------------- handshake
+
+  /**
+   * Starts a session. The client then connects, and keeps reconnecting and re-handshaking as the server advises,
+   * until `disconnect()` or advice `reconnect:"none"`.
+   *
+   * @param {object | ((reply: object) => void)} [props] fields to add to the handshake message (e.g. `ext`)
+   * @param {(reply: object) => void} [callback] called with the first handshake reply
+   * @returns {Promise<object>} resolves with the first handshake reply, successful or not
+   */
+  handshake(props, callback) {
+    if (typeof props === 'function') {
+      callback = /** @type {(reply: object) => void} */ (props);
+      props = undefined;
+    }
+    if (this.status !== Status.DISCONNECTED) {
+      throw new Error(`handshake() needs a disconnected client; this one is ${this.status}`);
+    }
+    if (!this.config.url) {
+      throw new Error('No URL configured: call configure({url}) first');
+    }
+    this.handshakeProps = props === undefined ? undefined : { ...props };
+    this.failedTransports.clear();
+    this.failures = 0;
+    this.reestablish = false;
+    this.advice = { ...DEFAULT_ADVICE };
+    this.transport = null;
+    this.ensureScheduler();
+    this.installEnvironmentHooks();
+    this.setStatus(Status.HANDSHAKING);
+    return new Promise((resolve) => {
+      this.firstHandshakeReply = (reply) => {
+        this.firstHandshakeReply = null;
+        callSafely(this.report, callback, new CallbackContext('callback', '/meta/handshake', reply), reply);
+        resolve(reply);
+      };
+      this.sendHandshake();
+    });
+  }
+
+  sendHandshake() {
+    const candidates = this.candidates();
+    if (candidates.length === 0) {
+      this.terminate(this.localFailure({ channel: '/meta/handshake' }, 'no transport available'));
+      return;
+    }
+    // A re-handshake stays on the transport that works; a first one starts with the preferred.
+    if (!this.transport || !candidates.includes(this.transport)) {
+      this.transport = candidates[0];
+    }
+    const message = {
+      ...this.handshakeProps,
+      id: this.newId(),
+      channel: '/meta/handshake',
+      version: '1.0',
+      minimumVersion: '1.0',
+      supportedConnectionTypes: candidates.map((t) => t.name),
+      advice: { timeout: DEFAULT_ADVICE.timeout, interval: 0 },
+    };
+    this.pending.set(message.id, { kind: 'handshake', message });
+    this.sendNow([message], false);
+  }
+
+  /** @param {object} reply */
+  onHandshakeReply(reply) {
+    if (this.status !== Status.HANDSHAKING && this.status !== Status.REHANDSHAKING) {
+      return;
+    }
+    if (!reply.successful) {
+      this.onHandshakeFailure(reply);
+      return;
+    }
+    const offered = Array.isArray(reply.supportedConnectionTypes) ? reply.supportedConnectionTypes : [];
+    const chosen = this.candidates().find((t) => offered.includes(t.name));
+    if (!chosen || typeof reply.clientId !== 'string') {
+      const failure = {
+        ...reply,
+        successful: false,
+        error: `301:${offered.join(',')}:connection_types_mismatch`,
+        advice: { reconnect: 'none', interval: 0 },
+      };
+      this.notifyMeta(failure);
+      this.completeFirstHandshake(failure);
+      this.terminate(failure);
+      return;
+    }
+    if (this.transport && this.transport !== chosen) {
+      this.transport.abort();
+    }
+    this.transport = chosen;
+    this.clientId = reply.clientId;
+    this.lastConnectedAt = Date.now();
+    this.connectedSinceHandshake = false;
+    const reestablish = this.reestablish;
+    this.reestablish = true;
+    reply.reestablish = reestablish;
+    this.notifyMeta(reply);
+    this.completeFirstHandshake(reply);
+    if (this.status !== Status.HANDSHAKING && this.status !== Status.REHANDSHAKING) {
+      return; // a listener disconnected
+    }
+    this.connectNoHold = true;
+    this.unconfirmed.clear();
+    if (reestablish && this.config.autoResubscribe) {
+      this.batchDepth++;
+      this.resubscribe(this.subscriptions.channels());
+      this.batchDepth--;
+    }
+    // Re-subscriptions and messages queued during the handshake go in the same envelope as the first connect, before
+    // it: when its reply says "connected", they have all been processed.
+    this.connect(this.batchDepth === 0);
+  }
+
+  /** @param {object} reply */
+  onHandshakeFailure(reply) {
+    this.notifyMeta(reply);
+    this.completeFirstHandshake(reply);
+    if (this.status !== Status.HANDSHAKING && this.status !== Status.REHANDSHAKING) {
+      return;
+    }
+    const reconnect = reply.advice?.reconnect;
+    if (reconnect === 'none') {
+      this.terminate(reply);
+      return;
+    }
+    this.failures++;
+    const interval = numberOr(reply.advice?.interval, this.advice.interval);
+    this.schedule(() => this.sendHandshake(), interval + this.backoff());
+  }
+
+  /** @param {object} reply */
+  completeFirstHandshake(reply) {
+    const complete = this.firstHandshakeReply;
+    if (complete) {
+      complete(reply);
+    }
+  }
+
+  /** Forgets the session and handshakes again, keeping subscriptions to send once the new session exists. */
+  rehandshake(/** @type {number} */ delay) {
+    this.clientId = null;
+    this.connectId = null;
+    this.setStatus(Status.REHANDSHAKING);
+    this.schedule(() => this.sendHandshake(), delay);
+  }
+
+  /** @param {string[]} channels channels the application is subscribed to, but the session is not */
+  resubscribe(channels) {
+    for (const channel of channels) {
+      const message = { channel: '/meta/subscribe', subscription: channel };
+      this.request(message, { kind: 'subscribe', message, resubscribe: true });
+    }
+  }
+
+  // --------------------------------------------------------------------------------------------------- connect
+
+  /** @param {boolean} [withQueued] whether messages waiting in the outbox go first, in the same envelope */
+  connect(withQueued = false) {
+    if (!this.clientId || !this.transport) {
+      return;
+    }
+    const message = {
+      id: this.newId(),
+      channel: '/meta/connect',
+      connectionType: this.transport.name,
+      clientId: this.clientId,
+    };
+    // The first connect of a session, and one after a failure, must come back at once to tell the state.
+    if (this.connectNoHold) {
+      message.advice = { timeout: 0 };
+    }
+    this.connectId = message.id;
+    this.pending.set(message.id, { kind: 'connect', message });
+    if (this.unconfirmed.size > 0) {
+      const channels = [...this.unconfirmed].filter((channel) => this.subscriptions.byChannel.has(channel));
+      this.unconfirmed.clear();
+      this.batchDepth++;
+      this.resubscribe(channels);
+      this.batchDepth--;
+      withQueued = this.batchDepth === 0;
+    }
+    const queued = withQueued ? this.outbox.splice(0) : [];
+    const wait = this.config.maxNetworkDelay + (this.connectNoHold ? 0 : this.advice.timeout);
+    this.sendNow([...queued, message], true, wait);
+  }
+
+  /** @param {object} reply */
+  onConnectReply(reply) {
+    if (reply.id !== this.connectId) {
+      return; // a superseded connect
+    }
+    this.connectId = null;
+    if (this.status === Status.DISCONNECTING || this.status === Status.DISCONNECTED) {
+      this.notifyMeta(reply);
+      return;
+    }
+    const reconnect = reply.advice?.reconnect ?? (reply.successful ? 'retry' : (reply.failure ? 'retry' : this.advice.reconnect));
+    if (reply.successful) {
+      this.failures = 0;
+      this.lastConnectedAt = Date.now();
+      this.connectedSinceHandshake = true;
+      this.connectNoHold = false;
+      if (reconnect === 'retry') {
+        this.setStatus(Status.CONNECTED);
+      }
+    }
+    this.notifyMeta(reply);
+    if (this.status === Status.DISCONNECTING || this.status === Status.DISCONNECTED) {
+      return; // a listener disconnected
+    }
+    if (reconnect === 'none') {
+      this.terminate(reply);
+    } else if (reconnect === 'handshake') {
+      // A server that answered has lost the session, not its network: handshake at once. Unless the session never
+      // got connected: a server that forgets every new session (one that needs a cookie it never gets, say) must
+      // not be flooded with handshakes.
+      this.failures = reply.failure || !this.connectedSinceHandshake ? this.failures + 1 : 0;
+      this.rehandshake(this.advice.interval + this.backoff());
+    } else if (reply.successful) {
+      this.schedule(() => this.connect(), this.advice.interval);
+    } else {
+      this.failures++;
+      this.connectNoHold = true;
+      this.setStatus(Status.UNCONNECTED);
+      // Past the session's lifetime the server has certainly expired it: skip the connect that would say so.
+      const lifetime = this.advice.timeout + this.advice.interval + this.advice.maxInterval;
+      if (Date.now() - this.lastConnectedAt > lifetime) {
+        this.rehandshake(this.backoff());
+      } else {
+        this.schedule(() => this.connect(), this.advice.interval + this.backoff());
+      }
+    }
+  }
+
+  backoff() {
+    return backoffDelay(this.failures, this.config.backoffIncrement, this.config.maxBackoff, this.config.random);
+  }
+
+  // ------------------------------------------------------------------------------------------------ disconnect
+
+  /**
+   * Ends the session. Subscriptions are forgotten; listeners added with `addListener` stay.
+   *
+   * @param {object | ((reply: object) => void)} [props] fields to add to the disconnect message
+   * @param {(reply: object) => void} [callback]
+   * @returns {Promise<object>} resolves with the disconnect reply (or a local one when there was no session)
+   */
+  disconnect(props, callback) {
+    if (typeof props === 'function') {
+      callback = /** @type {(reply: object) => void} */ (props);
+      props = undefined;
+    }
+    return new Promise((resolve) => {
+      const done = (/** @type {object} */ reply) => {
+        callSafely(this.report, callback, new CallbackContext('callback', '/meta/disconnect', reply), reply);
+        resolve(reply);
+      };
+      if (this.status === Status.DISCONNECTED) {
+        done({ channel: '/meta/disconnect', successful: true });
+        return;
+      }
+      if (this.status === Status.DISCONNECTING) {
+        const existing = [...this.pending.values()].find((r) => r.kind === 'disconnect');
+        if (existing) {
+          const previous = existing.done;
+          existing.done = (reply) => {
+            previous?.(reply);
+            done(reply);
+          };
+          return;
+        }
+      }
+      this.cancelSchedule();
+      if (!this.clientId) {
+        const reply = { channel: '/meta/disconnect', successful: true };
+        this.terminate(reply);
+        this.notifyMeta(reply);
+        done(reply);
+        return;
+      }
+      this.setStatus(Status.DISCONNECTING);
+      const message = { ...props, id: this.newId(), channel: '/meta/disconnect', clientId: this.clientId };
+      this.pending.set(message.id, { kind: 'disconnect', message, done });
+      this.sendNow([message], false);
+    });
+  }
+
+  /** @param {object} reply */
+  onDisconnectReply(reply) {
+    const request = reply.id === undefined ? undefined : this.pending.get(String(reply.id));
+    if (request && request.kind === 'disconnect') {
+      this.pending.delete(String(reply.id));
+      this.terminate(reply);
+      this.notifyMeta(reply);
+      request.done?.(reply);
+      return;
+    }
+    if (this.status !== Status.DISCONNECTED) {
+      // The server ended the session on its own.
+      this.terminate(reply);
+      this.notifyMeta(reply);
+    }
+  }
+
+  /**
+   * Ends everything: state, timers, transports, waiting requests.
+   *
+   * @param {object} reason the message that ended the session
+   */
+  terminate(reason) {
+    this.cancelSchedule();
+    this.clientId = null;
+    this.connectId = null;
+    this.batchDepth = 0;
+    this.setStatus(Status.DISCONNECTED);
+    for (const transport of this.transports) {
+      transport.abort();
+    }
+    const outbox = this.outbox.splice(0);
+    for (const message of outbox) {
+      this.completeLocally(message, 'disconnected');
+    }
+    for (const [id, request] of [...this.pending]) {
+      if (request.kind !== 'disconnect') {
+        this.pending.delete(id);
+        this.finish(request, this.localFailure(request.message, 'disconnected'));
+      }
+    }
+    this.subscriptions.clear();
+    this.unconfirmed.clear();
+    this.removeEnvironmentHooks?.();
+    this.removeEnvironmentHooks = null;
+    if (this.firstHandshakeReply) {
+      this.completeFirstHandshake(reason.channel === '/meta/handshake'
+        ? reason : this.localFailure({ channel: '/meta/handshake' }, 'disconnected'));
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ state and timers
+
+  /** @param {string} status */
+  setStatus(status) {
+    const previous = this.status;
+    if (previous === status) {
+      return;
+    }
+    this.status = status;
+    this.log('debug', `status ${previous} -> ${status}`);
+    for (const listener of [...this.statusListeners]) {
+      callSafely(this.report, listener, new CallbackContext('status'), status, previous);
+    }
+  }
+
+  /**
+   * @param {() => void} step
+   * @param {number} delay
+   */
+  schedule(step, delay) {
+    this.cancelSchedule();
+    this.scheduledStep = step;
+    this.timer = this.ensureScheduler().setTimeout(() => {
+      this.timer = undefined;
+      this.scheduledStep = null;
+      step();
+    }, delay);
+  }
+
+  cancelSchedule() {
+    if (this.timer !== undefined) {
+      this.scheduler?.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.scheduledStep = null;
+  }
+
+  /** Runs the waiting step now: the network is back, no point in sitting out the back-off. */
+  retryNow() {
+    const step = this.scheduledStep;
+    if (step && (this.status === Status.UNCONNECTED || this.failures > 0)) {
+      this.cancelSchedule();
+      step();
+    }
+  }
+
+  installEnvironmentHooks() {
+    if (this.removeEnvironmentHooks || typeof window === 'undefined' || typeof window.addEventListener !== 'function') {
+      return;
+    }
+    const onOnline = () => this.retryNow();
+    const onVisible = () => {
+      if (typeof document !== 'undefined' && document.visibilityState === 'visible') {
+        this.retryNow();
+      }
+    };
+    window.addEventListener('online', onOnline);
+    document.addEventListener('visibilitychange', onVisible);
+    this.removeEnvironmentHooks = () => {
+      window.removeEventListener('online', onOnline);
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }
+}

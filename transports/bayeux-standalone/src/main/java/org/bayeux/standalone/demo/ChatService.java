@@ -1,0 +1,246 @@
+package org.bayeux.standalone.demo;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+import org.bayeux.api.Promise;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ServerChannel;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionListener;
+import org.bayeux.api.server.SubscriptionListener;
+import org.bayeux.server.BayeuxService;
+
+/**
+ * The server side of the demo chat: names, rooms and their members, and private messages.
+ *
+ * <ul>
+ *   <li>A client names itself in its handshake: {@code "ext":{"chat":{"name":"Ann"}}}. A re-handshake (after a
+ *       server restart, say) carries the name again, so nothing else has to be replayed.</li>
+ *   <li>Subscribing to {@code /chat/room/<room>} joins the room; unsubscribing, or the end of the session, leaves
+ *       it. After each change the service publishes {@code {"type":"members","room":…,"members":[…]}} on the room's
+ *       channel, so a client's own automatic re-subscription brings it back into the member lists.</li>
+ *   <li>Clients publish {@code {"text":…}} on a room's channel; the service stamps the sender's name
+ *       ({@code {"type":"message","room":…,"from":…,"text":…}}), so nobody can speak for someone else, and refuses
+ *       messages from unnamed sessions.</li>
+ *   <li>Remote call {@code /service/chat/members} with {@code {"room":…}} answers the room's members.</li>
+ *   <li>Remote call {@code /service/chat/private} with {@code {"to":name,"text":…}} delivers
+ *       {@code {"type":"private","from":…,"to":…,"text":…}} on {@code /chat/private} to every session of that name,
+ *       and answers {@code {"delivered":n}}.</li>
+ * </ul>
+ */
+public final class ChatService extends BayeuxService {
+    /** The session attribute holding the chat name. */
+    public static final String NAME_ATTRIBUTE = "chat.name";
+    /** The prefix of room channels. */
+    public static final String ROOM_PREFIX = "/chat/room/";
+    static final int MAX_NAME_LENGTH = 32;
+    static final int MAX_TEXT_LENGTH = 2000;
+    private static final Pattern ROOM_NAME = Pattern.compile("[A-Za-z0-9_\\-]{1,40}");
+
+    /** Room name → its members, in joining order. Guarded by itself. */
+    private final Map<String, Set<ServerSession>> rooms = new TreeMap<>();
+
+    /** @param server the server to serve */
+    public ChatService(BayeuxServer server) {
+        super(server, "chat");
+        server.addSessionListener(new SessionListener() {
+            @Override
+            public void sessionAdded(ServerSession session, ServerMessage handshake) {
+                String name = nameIn(handshake);
+                if (name != null) {
+                    session.setAttribute(NAME_ATTRIBUTE, name);
+                }
+            }
+
+            @Override
+            public void sessionRemoved(ServerSession session, ServerMessage message, boolean expired) {
+                leaveAll(session);
+            }
+        });
+        server.addSubscriptionListener(new SubscriptionListener() {
+            @Override
+            public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+                String room = roomOf(channel.getId());
+                if (room != null && nameOf(session) != null && change(room, session, true)) {
+                    publishMembers(room);
+                }
+            }
+
+            @Override
+            public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+                String room = roomOf(channel.getId());
+                if (room != null && change(room, session, false)) {
+                    publishMembers(room);
+                }
+            }
+        });
+        server.createChannelIfAbsent(ROOM_PREFIX + "*", channel -> channel.setPersistent(true))
+                .addMessageListener(this::stampChatMessage);
+        addService("/service/chat/members", (requester, request) -> {
+            String room = roomIn(request);
+            return membersMessage(room);
+        });
+        addService("/service/chat/private", this::sendPrivate);
+    }
+
+    private boolean stampChatMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
+        if (sender == null || sender == getLocalSession().getServerSession()) {
+            return true;
+        }
+        String name = nameOf(sender);
+        String room = roomOf(message.getChannel());
+        String text = textIn(message);
+        if (name == null || room == null || text == null) {
+            return false;
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("type", "message");
+        data.put("room", room);
+        data.put("from", name);
+        data.put("text", text);
+        message.setData(data);
+        return true;
+    }
+
+    private Object sendPrivate(ServerSession requester, ServerMessage request) {
+        String from = nameOf(requester);
+        if (from == null) {
+            throw new IllegalStateException("unnamed sessions cannot send private messages");
+        }
+        Map<String, Object> data = request.getDataAsMap();
+        Object to = data == null ? null : data.get("to");
+        String text = textIn(request);
+        if (!(to instanceof String) || text == null) {
+            throw new IllegalArgumentException("expected {\"to\":name,\"text\":text}");
+        }
+        Map<String, Object> note = new LinkedHashMap<>();
+        note.put("type", "private");
+        note.put("from", from);
+        note.put("to", to);
+        note.put("text", text);
+        int delivered = 0;
+        for (ServerSession session : getServer().getSessions()) {
+            if (to.equals(nameOf(session))) {
+                session.deliver(getLocalSession(), "/chat/private", note, Promise.noop());
+                delivered++;
+            }
+        }
+        return Map.of("delivered", delivered);
+    }
+
+    /**
+     * @param room a room name
+     * @return the names of its members, in joining order
+     */
+    public List<String> members(String room) {
+        synchronized (rooms) {
+            List<String> names = new ArrayList<>();
+            for (ServerSession session : rooms.getOrDefault(room, Set.of())) {
+                names.add(nameOf(session));
+            }
+            return names;
+        }
+    }
+
+    private boolean change(String room, ServerSession session, boolean join) {
+        synchronized (rooms) {
+            if (join) {
+                return rooms.computeIfAbsent(room, r -> new java.util.LinkedHashSet<>()).add(session);
+            }
+            Set<ServerSession> members = rooms.get(room);
+            if (members == null || !members.remove(session)) {
+                return false;
+            }
+            if (members.isEmpty()) {
+                rooms.remove(room);
+            }
+            return true;
+        }
+    }
+
+    private void leaveAll(ServerSession session) {
+        List<String> left = new ArrayList<>();
+        synchronized (rooms) {
+            for (String room : new ArrayList<>(rooms.keySet())) {
+                if (rooms.get(room).contains(session)) {
+                    left.add(room);
+                }
+            }
+        }
+        for (String room : left) {
+            if (change(room, session, false)) {
+                publishMembers(room);
+            }
+        }
+    }
+
+    // Published outside the lock: delivery may run listeners of other sessions.
+    private void publishMembers(String room) {
+        getServer().createChannelIfAbsent(ROOM_PREFIX + room)
+                .publish(getLocalSession(), membersMessage(room), Promise.noop());
+    }
+
+    private Map<String, Object> membersMessage(String room) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("type", "members");
+        data.put("room", room);
+        data.put("members", members(room));
+        return data;
+    }
+
+    private static String nameOf(ServerSession session) {
+        Object name = session.getAttribute(NAME_ATTRIBUTE);
+        return name instanceof String ? (String) name : null;
+    }
+
+    static String nameIn(ServerMessage handshake) {
+        Map<String, Object> ext = handshake == null ? null : handshake.getExt();
+        Object chat = ext == null ? null : ext.get("chat");
+        Object name = chat instanceof Map ? ((Map<?, ?>) chat).get("name") : null;
+        if (!(name instanceof String)) {
+            return null;
+        }
+        String trimmed = ((String) name).strip();
+        if (trimmed.isEmpty() || trimmed.length() > MAX_NAME_LENGTH || trimmed.chars().anyMatch(Character::isISOControl)) {
+            return null;
+        }
+        return trimmed;
+    }
+
+    static String roomOf(String channel) {
+        if (channel == null || !channel.startsWith(ROOM_PREFIX)) {
+            return null;
+        }
+        String room = channel.substring(ROOM_PREFIX.length());
+        return ROOM_NAME.matcher(room).matches() ? room : null;
+    }
+
+    private static String roomIn(ServerMessage request) {
+        Map<String, Object> data = request.getDataAsMap();
+        Object room = data == null ? null : data.get("room");
+        if (!(room instanceof String) || roomOf(ROOM_PREFIX + room) == null) {
+            throw new IllegalArgumentException("expected {\"room\":name}");
+        }
+        return (String) room;
+    }
+
+    private static String textIn(ServerMessage message) {
+        Map<String, Object> data = message.getDataAsMap();
+        Object text = data == null ? null : data.get("text");
+        if (!(text instanceof String)) {
+            return null;
+        }
+        String trimmed = ((String) text).strip();
+        if (trimmed.isEmpty()) {
+            return null;
+        }
+        return trimmed.length() > MAX_TEXT_LENGTH ? trimmed.substring(0, MAX_TEXT_LENGTH) : trimmed;
+    }
+}
