@@ -126,8 +126,10 @@ final class Inbox implements TransportListener {
     private void routeMeta(String channel, Message reply, Throwable cause) {
         switch (channel) {
             case Message.META_HANDSHAKE:
+                // Taken first: a refusal ends the session, which fails whatever is still pending.
+                Pending handshake = pending.take(reply.getId());
                 if (loop.onHandshakeReply(reply, cause)) {
-                    complete(pending.take(reply.getId()), reply);
+                    complete(handshake, reply);
                 }
                 break;
             case Message.META_CONNECT:

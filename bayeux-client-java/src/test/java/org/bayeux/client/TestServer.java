@@ -54,6 +54,19 @@ final class TestServer implements AutoCloseable {
         start(0);
     }
 
+    /**
+     * Sessions expire 1 s after their last connect (swept every 100 ms); connects are held 20 s, longer than any
+     * pause of the proxy, so that no client request times out meanwhile.
+     */
+    static void expiringQuickly(BayeuxServerConfig.Builder builder) {
+        builder.timeout(Duration.ofSeconds(20)).maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100));
+    }
+
+    /** Connects are held 20 s: only a message ends them, and a test decides when. */
+    static void holdingLong(BayeuxServerConfig.Builder builder) {
+        builder.timeout(Duration.ofSeconds(20));
+    }
+
     TestServer() throws Exception {
         this(engine -> { }, transport -> { }, engine -> { });
     }
@@ -82,13 +95,18 @@ final class TestServer implements AutoCloseable {
 
     /** Stops the server, forgetting every session, then starts a new engine on the same port. */
     void restart() throws Exception {
-        jetty.stop();
-        start(port);
+        stop();
+        startAgain();
     }
 
-    /** Stops the server, without starting it again. */
+    /** Stops the server: its port refuses connections until {@link #startAgain()}. */
     void stop() throws Exception {
         jetty.stop();
+    }
+
+    /** Starts a new engine, with no session, on the port of the stopped one. */
+    void startAgain() throws Exception {
+        start(port);
     }
 
     BayeuxServerImpl engine() {
@@ -124,6 +142,51 @@ final class TestServer implements AutoCloseable {
     /** @return the remote sessions */
     List<ServerSession> remoteSessions() {
         return engine.getSessions().stream().filter(session -> !session.isLocalSession()).collect(Collectors.toList());
+    }
+
+    /**
+     * Makes the server expire a client's session as if the network between them had stopped delivering (the client
+     * goes through {@link #proxiedUrl()}): once its connect is held, the proxy pauses; over long-polling a message
+     * ends the held connect, whose reply then waits in the proxy; over WebSocket the proxy drops the connections. The
+     * session expires after {@code maxInterval}, then the proxy resumes, and the client's next connect is refused
+     * with {@code 402::session_unknown}. The engine's {@code timeout} must exceed the pause.
+     */
+    void expireBehindProxy(String clientId) throws Exception {
+        awaitConnectHeld(clientId);
+        ServerSession session = engine.getSession(clientId);
+        PausableProxy paused = proxy();
+        paused.pause();
+        try {
+            if ("websocket".equals(session.getTransportName())) {
+                paused.dropConnections();
+            } else {
+                session.deliver(publisher, "/test/nudge", Map.of("nudge", true), Promise.noop());
+            }
+            await("expiry of " + clientId).atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20))
+                    .until(() -> engine.getSession(clientId) == null);
+        } finally {
+            paused.resume();
+        }
+    }
+
+    /**
+     * Loses the reply that carries a message, as a network cut would: once the session's connect is held, the proxy
+     * pauses, the message is published (and its reply written into the paused proxy), and the proxy drops its
+     * connections, with that reply, before it resumes.
+     */
+    void publishAndLoseTheReply(String clientId, String channel, Object data) throws Exception {
+        awaitConnectHeld(clientId);
+        ServerSession session = engine.getSession(clientId);
+        PausableProxy paused = proxy();
+        paused.pause();
+        try {
+            publish(channel, data);
+            await("reply to the held connect of " + clientId).atMost(20, TimeUnit.SECONDS)
+                    .pollInterval(Duration.ofMillis(10)).until(() -> !engine.isConnectHeld(session));
+            paused.dropConnections();
+        } finally {
+            paused.resume();
+        }
     }
 
     void awaitConnectHeld(String clientId) {
