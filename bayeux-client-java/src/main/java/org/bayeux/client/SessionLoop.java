@@ -142,6 +142,7 @@ final class SessionLoop {
         if (callback != null) {
             pending.add(new Pending(message, callback, null, false, false));
         }
+        Map<String, String> headersBefore = client.requestHeaders();
         CompletionStage<?> ready;
         try {
             ready = config.handshakeHook().beforeHandshake(request);
@@ -153,6 +154,10 @@ final class SessionLoop {
                 LOG.warn("The handshake hook failed; handshaking again after the back-off", failure);
                 inbox.failed(message, ClientErrors.TRANSPORT_FAILURE, failure);
             } else if (isCurrentHandshake(message.getId())) {
+                if (!headersBefore.equals(client.requestHeaders())) {
+                    // Headers go with a WebSocket's upgrade only: new credentials need a new socket.
+                    via.close(new Inbox.ClientClosedException("New credentials"));
+                }
                 outbox.sendMeta(message, via, null, config.maxNetworkDelay());
             }
         });

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -18,8 +19,15 @@ import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.testsupport.PausableProxy;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 import static org.awaitility.Awaitility.await;
 
@@ -35,11 +43,14 @@ final class TestServer implements AutoCloseable {
     private final Consumer<BayeuxServerConfig.Builder> engineConfig;
     private final Consumer<TransportConfig.Builder> transportConfig;
     private final Consumer<BayeuxServerImpl> engineSetup;
+    private final SslContextFactory.Server tls;
     private Server jetty;
     private int port;
     private volatile BayeuxServerImpl engine;
     private LocalSession publisher;
     private PausableProxy proxy;
+    /** The HTTP requests received (WebSocket upgrades included), since the last start. */
+    private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
 
     /**
      * @param engineConfig changes to the engine configuration (the hold is {@link #TIMEOUT} unless changed)
@@ -48,9 +59,18 @@ final class TestServer implements AutoCloseable {
      */
     TestServer(Consumer<BayeuxServerConfig.Builder> engineConfig, Consumer<TransportConfig.Builder> transportConfig,
             Consumer<BayeuxServerImpl> engineSetup) throws Exception {
+        this(engineConfig, transportConfig, engineSetup, null);
+    }
+
+    /**
+     * @param tls the TLS settings of an https server, or null for plain http
+     */
+    TestServer(Consumer<BayeuxServerConfig.Builder> engineConfig, Consumer<TransportConfig.Builder> transportConfig,
+            Consumer<BayeuxServerImpl> engineSetup, SslContextFactory.Server tls) throws Exception {
         this.engineConfig = engineConfig;
         this.transportConfig = transportConfig;
         this.engineSetup = engineSetup;
+        this.tls = tls;
         start(0);
     }
 
@@ -72,18 +92,20 @@ final class TestServer implements AutoCloseable {
     }
 
     private void start(int wantedPort) throws Exception {
+        requests.clear();
         BayeuxServerConfig.Builder engineBuilder = BayeuxServerConfig.builder().timeout(TIMEOUT);
         engineConfig.accept(engineBuilder);
         TransportConfig.Builder transportBuilder = TransportConfig.builder();
         transportConfig.accept(transportBuilder);
         BayeuxServerImpl newEngine = new BayeuxServerImpl(engineBuilder.build());
         jetty = new Server();
-        ServerConnector connector = new ServerConnector(jetty);
+        ServerConnector connector = tls == null ? new ServerConnector(jetty) : new ServerConnector(jetty, tls);
         connector.setHost("127.0.0.1");
         connector.setPort(wantedPort);
         connector.setIdleTimeout(60_000);
         jetty.addConnector(connector);
         BayeuxEndpoint.mount(jetty, "/bayeux", newEngine, transportBuilder.build());
+        jetty.setHandler(new RequestRecorder(jetty.getHandler()));
         jetty.start();
         port = connector.getLocalPort();
         new EchoService(newEngine);
@@ -114,7 +136,7 @@ final class TestServer implements AutoCloseable {
     }
 
     String url() {
-        return "http://127.0.0.1:" + port + "/bayeux";
+        return (tls == null ? "http" : "https") + "://127.0.0.1:" + port + "/bayeux";
     }
 
     /** @return the endpoint URL through a {@link PausableProxy}, started on first use */
@@ -127,6 +149,11 @@ final class TestServer implements AutoCloseable {
             proxy = new PausableProxy(port);
         }
         return proxy;
+    }
+
+    /** @return the HTTP requests the server received since it last started, WebSocket upgrades included */
+    List<RecordedRequest> requests() {
+        return List.copyOf(requests);
     }
 
     /** @return the remote sessions subscribed to a channel now */
@@ -220,6 +247,39 @@ final class TestServer implements AutoCloseable {
             proxy.close();
         }
         jetty.stop();
+    }
+
+    /** What a test checks of a request: its method, and its headers. */
+    static final class RecordedRequest {
+        final String method;
+        final HttpFields headers;
+
+        RecordedRequest(String method, HttpFields headers) {
+            this.method = method;
+            this.headers = headers;
+        }
+
+        boolean isUpgrade() {
+            return headers.contains(HttpHeader.UPGRADE);
+        }
+
+        @Override
+        public String toString() {
+            return method + " " + headers;
+        }
+    }
+
+    /** Notes each request before the endpoint sees it. */
+    private final class RequestRecorder extends Handler.Wrapper {
+        RequestRecorder(Handler endpoint) {
+            super(endpoint);
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            requests.add(new RecordedRequest(request.getMethod(), request.getHeaders().asImmutable()));
+            return super.handle(request, response, callback);
+        }
     }
 
     /** Answers {@code /service/echo} with {@code {"echo": <request data>}}, to the requester only. */
