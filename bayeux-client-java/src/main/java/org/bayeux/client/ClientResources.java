@@ -1,7 +1,10 @@
 package org.bayeux.client;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
@@ -56,6 +59,9 @@ public final class ClientResources implements AutoCloseable {
         httpClient.setConnectTimeout(builder.connectTimeout.toMillis());
         httpClient.setIdleTimeout(builder.idleTimeout.toMillis());
         httpClient.getClientConnector().setSelectors(builder.selectors);
+        if (builder.bindAddress != null) {
+            httpClient.setBindAddress(new InetSocketAddress(builder.bindAddress, 0));
+        }
         if (builder.sslContextFactory != null) {
             httpClient.setSslContextFactory(builder.sslContextFactory);
         }
@@ -129,8 +135,21 @@ public final class ClientResources implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofMinutes(5);
         private SslContextFactory.Client sslContextFactory;
+        private InetAddress bindAddress;
 
         private Builder() {
+        }
+
+        /**
+         * Makes every connection (HTTP and WebSocket) leave from this local address, for example one of 127.0.0.x
+         * when many clients on one machine run out of ephemeral ports on one address.
+         *
+         * @param address the local address
+         * @return this builder
+         */
+        public Builder bindAddress(InetAddress address) {
+            this.bindAddress = Objects.requireNonNull(address, "address");
+            return this;
         }
 
         /**

@@ -1,6 +1,9 @@
 package org.bayeux.interop;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,7 +21,9 @@ import org.cometd.bayeux.client.ClientSessionChannel;
 import org.cometd.client.BayeuxClient;
 import org.cometd.client.http.jetty.JettyHttpClientTransport;
 import org.cometd.client.transport.ClientTransport;
+import org.cometd.client.websocket.jakarta.WebSocketTransport;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.ee10.websocket.jakarta.client.JakartaWebSocketClientContainer;
 
 /**
  * The CometD Java client (unmodified, through its public API), with the waiting that tests need: each call
@@ -28,6 +33,8 @@ import org.eclipse.jetty.client.HttpClient;
 final class CometDJavaClient implements AutoCloseable {
     static final String NAME = "cometd-java";
     private static final long WAIT_MILLIS = 15_000;
+    /** The largest message the client accepts over WebSocket. */
+    static final int MAX_MESSAGE_BYTES = 1024 * 1024;
 
     final BayeuxClient bayeux;
     /** Every clientId the server gave this client, in order. */
@@ -35,6 +42,8 @@ final class CometDJavaClient implements AutoCloseable {
     /** The connectionType of every /meta/connect sent, to prove which transport carried the session. */
     final Set<String> connectionTypes = ConcurrentHashMap.newKeySet();
     private final HttpClient http;
+    /** Jetty's Jakarta WebSocket client over {@link #http}, for CometD's Jakarta WebSocket transport. */
+    private final JakartaWebSocketClientContainer webSocketClient;
     private final Map<String, ClientSessionChannel.MessageListener> subscriptions = new ConcurrentHashMap<>();
 
     /**
@@ -56,7 +65,9 @@ final class CometDJavaClient implements AutoCloseable {
         // One HTTP client (so one cookie jar) per Bayeux client, as separate applications would have.
         http = new HttpClient();
         http.start();
-        bayeux = new BayeuxClient(url, transport(transport, http, options));
+        webSocketClient = new JakartaWebSocketClientContainer(http);
+        webSocketClient.start();
+        bayeux = new BayeuxClient(url, transport(transport, http, webSocketClient, options));
         bayeux.addExtension(new ClientSession.Extension() {
             @Override
             public boolean sendMeta(ClientSession session, Message.Mutable message) {
@@ -78,22 +89,29 @@ final class CometDJavaClient implements AutoCloseable {
     }
 
     /**
-     * Makes the CometD client transport for a transport name of {@link Interop#TRANSPORTS}.
-     *
-     * <p>For "websocket", add CometD's WebSocket client transport to the POM (for CometD 8.0.10 Maven Central has
-     * {@code cometd-java-client-websocket-jakarta}, used with a Jakarta WebSocket client such as Jetty's) and
-     * build it here.</p>
+     * Makes the CometD client transport for a transport name of {@link Interop#TRANSPORTS}. For "websocket",
+     * CometD's Jakarta WebSocket transport (for CometD 8.0, Maven Central has no Jetty one) over Jetty's Jakarta
+     * WebSocket client.
      *
      * @param name the transport name
-     * @param http the HTTP client for HTTP transports
+     * @param http the HTTP client for long-polling
+     * @param webSocketClient the WebSocket client for WebSocket
      * @param options the transport options
      * @return the transport
      */
-    static ClientTransport transport(String name, HttpClient http, Map<String, Object> options) {
-        if ("long-polling".equals(name)) {
-            return new JettyHttpClientTransport(new HashMap<>(options), http);
-        }
-        throw new IllegalArgumentException("No CometD Java client transport wired for '" + name + "'");
+    static ClientTransport transport(String name, HttpClient http, JakartaWebSocketClientContainer webSocketClient,
+            Map<String, Object> options) {
+        return switch (name) {
+            case "long-polling" -> new JettyHttpClientTransport(new HashMap<>(options), http);
+            case "websocket" -> {
+                Map<String, Object> webSocketOptions = new HashMap<>(options);
+                // Like its long-polling transport's 1 MiB, not the Jakarta container's 64 KiB default, which fails
+                // every larger message from any server (a server sends a message whole in one WebSocket message).
+                webSocketOptions.putIfAbsent("maxMessageSize", MAX_MESSAGE_BYTES);
+                yield new WebSocketTransport(webSocketOptions, null, webSocketClient);
+            }
+            default -> throw new IllegalArgumentException("No CometD Java client transport for '" + name + "'");
+        };
     }
 
     /** @return the clientId, once the handshake succeeded and the client is connected */
@@ -184,6 +202,35 @@ final class CometDJavaClient implements AutoCloseable {
         }
     }
 
+    /**
+     * A message's data with JSON arrays as lists: CometD's WebSocket transport gives them as {@code Object[]}, its
+     * long-polling transport as {@code List}.
+     *
+     * @param message a received message
+     * @return its data, with every array inside it a list
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> dataOf(Message message) {
+        return (Map<String, Object>) withLists(message.getData());
+    }
+
+    private static Object withLists(Object value) {
+        if (value instanceof Object[] array) {
+            return withLists(Arrays.asList(array));
+        }
+        if (value instanceof List<?> list) {
+            List<Object> copy = new ArrayList<>(list.size());
+            list.forEach(item -> copy.add(withLists(item)));
+            return copy;
+        }
+        if (value instanceof Map<?, ?> map) {
+            Map<Object, Object> copy = new LinkedHashMap<>();
+            map.forEach((key, item) -> copy.put(key, withLists(item)));
+            return copy;
+        }
+        return value;
+    }
+
     private static void expectSuccess(Message reply, String what) {
         if (!reply.isSuccessful()) {
             throw new AssertionError(what + " failed: " + reply);
@@ -210,9 +257,10 @@ final class CometDJavaClient implements AutoCloseable {
             bayeux.waitFor(WAIT_MILLIS, BayeuxClient.State.DISCONNECTED);
         }
         try {
+            webSocketClient.stop();
             http.stop();
         } catch (Exception failure) {
-            throw new IllegalStateException("Cannot stop the HTTP client", failure);
+            throw new IllegalStateException("Cannot stop the HTTP or WebSocket client", failure);
         }
     }
 }

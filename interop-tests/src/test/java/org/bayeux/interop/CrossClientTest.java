@@ -122,7 +122,7 @@ class CrossClientTest {
                     List<Object> messages = new ArrayList<>();
                     for (int i = 0; i < count; i++) {
                         Message message = CometDJavaClient.next(queue);
-                        messages.add(Map.of("channel", message.getChannel(), "data", message.getDataAsMap()));
+                        messages.add(Map.of("channel", message.getChannel(), "data", CometDJavaClient.dataOf(message)));
                     }
                     return messages;
                 }

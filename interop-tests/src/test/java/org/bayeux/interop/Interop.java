@@ -13,19 +13,8 @@ import org.junit.jupiter.params.provider.Arguments;
  * The variants every interop scenario runs over, and helpers shared by the tests.
  */
 final class Interop {
-    /**
-     * The transports the clients are made to use. Only long-polling is served on this branch; when the WebSocket
-     * transport is, add "websocket" here and every scenario of every client also runs over it (the Node.js
-     * clients need nothing more; the CometD Java client needs its WebSocket transport, see
-     * {@link CometDJavaClient#transport}).
-     */
-    static final List<String> TRANSPORTS = List.of("long-polling");
-    /**
-     * The transports the Node.js clients are made to use: both, since the server serves WebSocket. (The CometD Java
-     * client 8.0 has no Jetty WebSocket transport on Maven Central, only a Jakarta one, so it stays on
-     * {@link #TRANSPORTS}.)
-     */
-    static final List<String> NODE_TRANSPORTS = List.of("long-polling", "websocket");
+    /** The transports every client is made to use, each scenario running over each. */
+    static final List<String> TRANSPORTS = List.of("long-polling", "websocket");
     /** The server's JSON codecs. */
     static final List<String> CODECS = List.of("jackson", "jetty");
     /** The clients that run in Node.js. */
@@ -45,7 +34,7 @@ final class Interop {
 
     /** @return every (Node.js client, codec, transport) triple */
     static Stream<Arguments> nodeClients() {
-        return NODE_CLIENTS.stream().flatMap(client -> CODECS.stream().flatMap(codec -> NODE_TRANSPORTS.stream()
+        return NODE_CLIENTS.stream().flatMap(client -> CODECS.stream().flatMap(codec -> TRANSPORTS.stream()
                 .map(transport -> Arguments.of(client, codec, transport))));
     }
 

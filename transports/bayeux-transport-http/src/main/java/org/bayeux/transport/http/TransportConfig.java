@@ -56,8 +56,8 @@ public final class TransportConfig {
     /** The smallest WebSocket message worth compressing. */
     public static final ConfigOption<Integer> WS_DEFLATE_MIN_SIZE = ConfigOption.integer("wsDeflateMinSizeBytes", 256,
             n -> n >= 0, "an integer of 0 or more",
-            "With permessage-deflate negotiated, messages smaller than this should go uncompressed. Not applied on "
-                    + "Jetty, whose permessage-deflate compresses every message.");
+            "With permessage-deflate negotiated, messages smaller than this go uncompressed. Applied on Jetty's "
+                    + "own WebSocket endpoint; a servlet container's Jakarta WebSocket compresses as it decides.");
     /** The largest outgoing WebSocket frame. */
     public static final ConfigOption<Integer> WS_MAX_FRAME = ConfigOption.integer("wsMaxOutgoingFrameBytes", 64 * 1024,
             n -> n >= 1024, "an integer of at least 1024",

@@ -63,6 +63,11 @@ public final class SocketTransport {
         return config.get(TransportConfig.WS_MAX_FRAME);
     }
 
+    /** @return the smallest outgoing message worth compressing when {@code permessage-deflate} was negotiated */
+    public int deflateMinimumBytes() {
+        return config.get(TransportConfig.WS_DEFLATE_MIN_SIZE);
+    }
+
     /** @return how long a socket may stay silent, warning once if it does not exceed the engine's timeout */
     public Duration idleTimeout() {
         Duration idleTimeout = config.get(TransportConfig.WS_IDLE_TIMEOUT);

@@ -15,6 +15,9 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Decorator;
+import org.eclipse.jetty.websocket.core.WebSocketComponents;
+import org.eclipse.jetty.websocket.core.server.WebSocketServerComponents;
 import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * <p>Limits come from the engine and transport configuration: the largest incoming message (and frame) is the
  * engine's {@code maxMessageSizeBytes}, beyond which Jetty closes with 1009; the idle timeout is
  * {@code wsIdleTimeout}; outgoing pushes are grouped into frames of at most {@code wsMaxOutgoingFrameBytes}.
- * Jetty negotiates {@code permessage-deflate} when the client offers it and compresses every message: it has no
- * minimum size, so {@code wsDeflateMinSizeBytes} is not applied. Inflated input counts against the message size
+ * {@code permessage-deflate} is negotiated when the client offers it; messages under {@code wsDeflateMinSizeBytes}
+ * go out uncompressed ({@link MinimumSizeDeflateExtension}). Inflated input counts against the message size
  * limit.</p>
  */
 final class WebSocketTransport {
@@ -62,9 +65,35 @@ final class WebSocketTransport {
             // Browsers send a message as one frame: a frame may be as large as a message.
             current.setMaxFrameSize(maxMessage);
             current.setIdleTimeout(sockets.idleTimeout());
+            useMinimumSizeDeflate(context == null ? WebSocketServerComponents.ensureWebSocketComponents(server)
+                    : WebSocketServerComponents.ensureWebSocketComponents(server, context));
             container = current;
         }
         return current;
+    }
+
+    /**
+     * Replaces Jetty's {@code permessage-deflate} with {@link MinimumSizeDeflateExtension} in the components of the
+     * server (or context), and gives each instance Jetty creates this transport's minimum size. Two endpoints
+     * sharing one context share one minimum: the last configured.
+     */
+    private void useMinimumSizeDeflate(WebSocketComponents components) {
+        components.getExtensionRegistry().register("permessage-deflate", MinimumSizeDeflateExtension.class);
+        int minimumBytes = sockets.deflateMinimumBytes();
+        components.getObjectFactory().addDecorator(new Decorator() {
+            @Override
+            public <T> T decorate(T created) {
+                if (created instanceof MinimumSizeDeflateExtension extension) {
+                    extension.minimumBytes(minimumBytes);
+                }
+                return created;
+            }
+
+            @Override
+            public void destroy(Object destroyed) {
+                // Nothing to release.
+            }
+        });
     }
 
     /** @return the number of open WebSocket connections carrying Bayeux traffic */

@@ -1,0 +1,296 @@
+package org.bayeux.load;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+/**
+ * {@code bin/bayeux load compare}: runs the same load against our load server and against CometD's, alternately
+ * (A B A B …), each server a fresh process started with the same JVM options, and prints each round and the ratios
+ * of the medians over the rounds. The first options are the comparison's own; every other option goes to each load
+ * run (except {@code --url} and {@code --output}, which it sets).
+ */
+public final class CompareMain {
+    /** The servers, in the order each round runs them. */
+    static final List<String> SERVERS = List.of("bayeux", "cometd");
+    private static final long START_LIMIT_SECONDS = 60;
+
+    private CompareMain() {
+    }
+
+    /**
+     * @param args {@code [--rounds N] [--server-java-opts "..."] [--output DIR] [load options]}
+     */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        int rounds = 3;
+        String serverJavaOpts = System.getenv().getOrDefault("JAVA_OPTS", "");
+        Path output = Path.of("target", "load-compare");
+        List<String> loadArgs = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            boolean hasValue = i + 1 < args.length;
+            switch (arg) {
+                case "--rounds" -> {
+                    if (!hasValue) {
+                        return usage(err, "--rounds needs a number");
+                    }
+                    try {
+                        rounds = Integer.parseInt(args[++i]);
+                    } catch (NumberFormatException bad) {
+                        return usage(err, "--rounds must be a number, got '" + args[i] + "'");
+                    }
+                }
+                case "--server-java-opts" -> {
+                    if (!hasValue) {
+                        return usage(err, "--server-java-opts needs a value");
+                    }
+                    serverJavaOpts = args[++i];
+                }
+                case "--output" -> {
+                    if (!hasValue) {
+                        return usage(err, "--output needs a directory");
+                    }
+                    output = Path.of(args[++i]);
+                }
+                case "--url" -> {
+                    return usage(err, "--url is set by the comparison: it starts each server itself");
+                }
+                case "--help", "-h" -> {
+                    out.println(USAGE);
+                    return LoadMain.COMPLETE;
+                }
+                default -> loadArgs.add(arg);
+            }
+        }
+        if (rounds < 1 || rounds > 20) {
+            return usage(err, "--rounds must be 1..20, got " + rounds);
+        }
+        Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
+        SERVERS.forEach(server -> results.put(server, new ArrayList<>()));
+        boolean complete = true;
+        for (int round = 1; round <= rounds; round++) {
+            for (String server : SERVERS) {
+                Path runOutput = output.resolve("round-" + round).resolve(server);
+                err.printf("== round %d of %d: %s%n", round, rounds, server);
+                int exit;
+                try (ServerProcess process = ServerProcess.start(server, serverJavaOpts, runOutput)) {
+                    List<String> runArgs = new ArrayList<>(loadArgs);
+                    runArgs.addAll(List.of("--url", process.url, "--output", runOutput.toString(), "--label",
+                            server + " round " + round));
+                    exit = LoadMain.run(runArgs.toArray(String[]::new), out, err);
+                } catch (IOException | InterruptedException failure) {
+                    if (failure instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                    err.println("bayeux load compare: could not run " + server + ": " + failure.getMessage());
+                    return LoadMain.FAILED;
+                }
+                if (exit == LoadMain.USAGE || exit == LoadMain.FAILED) {
+                    return exit;
+                }
+                complete &= exit == LoadMain.COMPLETE;
+                try {
+                    results.get(server).add(read(runOutput.resolve("result.json")));
+                } catch (IOException failure) {
+                    err.println("bayeux load compare: no result for " + server + ": " + failure.getMessage());
+                    return LoadMain.FAILED;
+                }
+            }
+        }
+        Map<String, Object> comparison = compare(results);
+        out.println(table(results, comparison));
+        try {
+            Files.createDirectories(output);
+            Files.writeString(output.resolve("comparison.json"), new ObjectMapper()
+                    .enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(comparison));
+        } catch (IOException failure) {
+            err.println("bayeux load compare: cannot write " + output.resolve("comparison.json") + ": "
+                    + failure.getMessage());
+            return LoadMain.FAILED;
+        }
+        return complete ? LoadMain.COMPLETE : LoadMain.INCOMPLETE;
+    }
+
+    /** The median of each figure over the rounds, per server, and CometD's median over ours. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> compare(Map<String, List<Map<String, Object>>> results) {
+        Map<String, Object> comparison = new LinkedHashMap<>();
+        Map<String, Map<String, Double>> medians = new LinkedHashMap<>();
+        for (Map.Entry<String, List<Map<String, Object>>> server : results.entrySet()) {
+            Map<String, Double> figures = new LinkedHashMap<>();
+            for (String figure : List.of("p50", "p99", "p99.9", "max")) {
+                figures.put(figure, median(server.getValue().stream()
+                        .mapToDouble(result -> ((Number) ((Map<String, Object>) result.get("latency")).get(figure))
+                                .doubleValue()).toArray()));
+            }
+            figures.put("lost", median(server.getValue().stream()
+                    .mapToDouble(result -> ((Number) ((Map<String, Object>) result.get("messages")).get("lost"))
+                            .doubleValue()).toArray()));
+            double[] heap = server.getValue().stream().filter(result -> result.get("serverHeapBytesPerClient") != null)
+                    .mapToDouble(result -> ((Number) result.get("serverHeapBytesPerClient")).doubleValue()).toArray();
+            if (heap.length > 0) {
+                figures.put("serverHeapBytesPerClient", median(heap));
+            }
+            medians.put(server.getKey(), figures);
+        }
+        comparison.put("medians", medians);
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        Map<String, Double> ours = medians.get("bayeux");
+        Map<String, Double> theirs = medians.get("cometd");
+        for (String figure : ours.keySet()) {
+            Double a = ours.get(figure);
+            Double b = theirs.get(figure);
+            if (a != null && b != null && a > 0 && !"lost".equals(figure)) {
+                ratios.put("cometd/bayeux " + figure, Math.round(b / a * 100) / 100.0);
+            }
+        }
+        comparison.put("ratios", ratios);
+        comparison.put("rounds", results);
+        return comparison;
+    }
+
+    static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String table(Map<String, List<Map<String, Object>>> results, Map<String, Object> comparison) {
+        StringBuilder text = new StringBuilder("\nserver  round   p50 ms   p99 ms  p99.9 ms   max ms      lost\n");
+        for (Map.Entry<String, List<Map<String, Object>>> server : results.entrySet()) {
+            int round = 1;
+            for (Map<String, Object> result : server.getValue()) {
+                Map<String, Object> latency = (Map<String, Object>) result.get("latency");
+                Map<String, Object> messages = (Map<String, Object>) result.get("messages");
+                text.append(String.format(Locale.ROOT, "%-7s %5d %8.2f %8.2f %9.2f %8.2f %9d%n", server.getKey(),
+                        round++, num(latency.get("p50")), num(latency.get("p99")), num(latency.get("p99.9")),
+                        num(latency.get("max")), ((Number) messages.get("lost")).longValue()));
+            }
+        }
+        text.append("\nmedians: ").append(comparison.get("medians")).append('\n');
+        text.append("ratios (above 1: ours is lower, i.e. better): ").append(comparison.get("ratios")).append('\n');
+        return text.toString();
+    }
+
+    private static double num(Object value) {
+        return ((Number) value).doubleValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> read(Path json) throws IOException {
+        return new ObjectMapper().readValue(json.toFile(), Map.class);
+    }
+
+    private static int usage(PrintStream err, String problem) {
+        err.println("bayeux load compare: " + problem);
+        err.println(USAGE);
+        return LoadMain.USAGE;
+    }
+
+    private static final String USAGE = String.join("\n",
+            "Usage: bin/bayeux load compare [--rounds N] [--server-java-opts OPTS] [--output DIR] [load options]",
+            "  Runs the load against our load server and CometD's, alternately, N rounds (default 3), each server",
+            "  a fresh process with OPTS (default: $JAVA_OPTS) on 127.0.0.1, and prints the ratios of the medians.",
+            "  Load options: see bin/bayeux load --help (--url and --output are set per run).");
+
+    /** A load server in a process of its own, started with this JVM's class path and stopped by its PID. */
+    static final class ServerProcess implements AutoCloseable {
+        final String url;
+        private final Process process;
+
+        private ServerProcess(Process process, String url) {
+            this.process = process;
+            this.url = url;
+        }
+
+        static ServerProcess start(String server, String javaOpts, Path logDirectory)
+                throws IOException, InterruptedException {
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            for (String option : javaOpts.trim().split("\\s+")) {
+                if (!option.isEmpty()) {
+                    command.add(option);
+                }
+            }
+            // The class path holds several apps' logback.xml: name the load tools' own.
+            command.add("-Dlogback.configurationFile=logback-load.xml");
+            command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+            if ("cometd".equals(server)) {
+                command.addAll(List.of("org.bayeux.load.server.CometDLoadServer", "--port", "0"));
+            } else {
+                command.addAll(List.of("org.bayeux.load.server.LoadServer", "--port", "0", "--host", "127.0.0.1"));
+            }
+            Files.createDirectories(logDirectory);
+            Process process = new ProcessBuilder(command)
+                    .redirectError(logDirectory.resolve("server.log").toFile())
+                    .start();
+            CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> readyUrl(process));
+            try {
+                String url = ready.get(START_LIMIT_SECONDS, TimeUnit.SECONDS);
+                if (url == null) {
+                    throw new IOException(server + " server exited before it was ready; see "
+                            + logDirectory.resolve("server.log"));
+                }
+                return new ServerProcess(process, url);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException failure) {
+                process.destroyForcibly();
+                throw new IOException(server + " server not ready within " + START_LIMIT_SECONDS + "s; see "
+                        + logDirectory.resolve("server.log"), failure);
+            }
+        }
+
+        /** @return the URL on the server's ready line, or null if its output ended first */
+        private static String readyUrl(Process process) {
+            try {
+                BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8));
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    int url = line.indexOf("http://");
+                    if (line.contains("READY") && url >= 0) {
+                        // Keep the pipe drained so the server never blocks on its standard output.
+                        Thread drain = new Thread(() -> lines.lines().forEach(ignored -> { }), "server-stdout");
+                        drain.setDaemon(true);
+                        drain.start();
+                        return line.substring(url).trim();
+                    }
+                }
+                return null;
+            } catch (IOException failure) {
+                return null;
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}

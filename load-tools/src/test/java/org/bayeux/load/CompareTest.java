@@ -1,0 +1,56 @@
+package org.bayeux.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The compare mode starts our load server and CometD's, each as a process of its own, runs the same small load on
+ * each, alternately, and reports both and their ratios; every delivery counted on both.
+ */
+class CompareTest {
+    @TempDir
+    Path output;
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void runsBothServersAlternatelyAndReportsTheRatios() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = CompareMain.run(new String[] {"--rounds", "2", "--output", output.toString(),
+            "--server-java-opts", "-Xmx256m", "--clients", "10", "--rooms", "2", "--rooms-per-client", "1",
+            "--publishers", "2", "--rate", "100", "--ramp-up", "200ms", "--warm-up", "200ms", "--duration", "1s",
+            "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(exit).as("exit code; stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
+        Map<String, Object> comparison = new ObjectMapper().readValue(output.resolve("comparison.json").toFile(),
+                Map.class);
+        Map<String, Map<String, Object>> medians = (Map<String, Map<String, Object>>) comparison.get("medians");
+        assertThat(medians).containsOnlyKeys("bayeux", "cometd");
+        assertThat(medians.get("bayeux")).containsEntry("lost", 0.0);
+        assertThat(medians.get("cometd")).containsEntry("lost", 0.0);
+        assertThat((Map<String, Object>) comparison.get("ratios")).containsKeys("cometd/bayeux p50",
+                "cometd/bayeux p99");
+        for (String server : new String[] {"bayeux", "cometd"}) {
+            for (int round = 1; round <= 2; round++) {
+                Map<String, Object> result = new ObjectMapper().readValue(
+                        output.resolve("round-" + round).resolve(server).resolve("result.json").toFile(), Map.class);
+                Map<String, Object> stats = (Map<String, Object>) result.get("serverAfter");
+                assertThat(stats).as("%s round %d", server, round).containsEntry("server", server);
+                assertThat((java.util.List<String>) stats.get("jvmArguments")).contains("-Xmx256m");
+            }
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("ratios");
+        assertThat(Files.exists(output.resolve("round-1").resolve("cometd").resolve("report.html"))).isTrue();
+    }
+}
