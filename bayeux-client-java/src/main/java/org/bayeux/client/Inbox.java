@@ -143,8 +143,14 @@ final class Inbox implements TransportListener {
             case Message.META_HANDSHAKE:
                 // Taken first: a refusal ends the session, which fails whatever is still pending.
                 Pending handshake = pending.take(reply.getId());
-                if (loop.onHandshakeReply(reply, cause)) {
-                    complete(handshake, reply);
+                Message answer = reply;
+                Throwable why = cause;
+                if (reply.isSuccessful() && !loop.offersATransport(reply)) {
+                    answer = noCommonTransport(reply);
+                    why = new IllegalStateException(ClientErrors.NO_COMMON_TRANSPORT);
+                }
+                if (loop.onHandshakeReply(answer, why)) {
+                    complete(handshake, answer);
                 }
                 break;
             case Message.META_CONNECT:
@@ -161,7 +167,8 @@ final class Inbox implements TransportListener {
             default:
                 Pending request = pending.take(reply.getId());
                 if (request != null && request.subscriber != null && !reply.isSuccessful()) {
-                    ClientChannel subscribed = channels.existing(stringOf(request.request.get(Message.SUBSCRIPTION_FIELD)));
+                    Object subscription = request.request.get(Message.SUBSCRIPTION_FIELD);
+                    ClientChannel subscribed = channels.existing(stringOf(subscription));
                     if (subscribed != null) {
                         subscribed.removeSubscriber(request.subscriber);
                     }
@@ -169,6 +176,15 @@ final class Inbox implements TransportListener {
                 complete(request, reply);
                 break;
         }
+    }
+
+    /** A successful handshake the client cannot use: it stops, and says why. */
+    private static Message noCommonTransport(Message reply) {
+        Message.Mutable refused = LocalReplies.failure(reply, ClientErrors.NO_COMMON_TRANSPORT, null);
+        Object offered = reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD);
+        refused.put(ClientErrors.FAILURE_FIELD, "The server offers " + offered + ", none of the client's transports");
+        refused.getAdvice(true).put(Message.RECONNECT_FIELD, Message.RECONNECT_NONE);
+        return MapMessage.readOnly(refused);
     }
 
     private void publishReply(Message reply) {

@@ -207,6 +207,14 @@ final class SessionLoop {
         return true;
     }
 
+    /**
+     * @param reply a successful handshake reply
+     * @return true if the server offers one of the client's transports
+     */
+    boolean offersATransport(Message reply) {
+        return transports.negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD)) != null;
+    }
+
     /** Called under the lock with a successful handshake reply. */
     private Runnable handshook(Message reply, List<State> changes) {
         ClientTransport negotiated = transports.negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));

@@ -38,7 +38,8 @@ class BasicScenariosTest {
             assertThat(server.engine().getSession(client.getId())).isNotNull();
 
             Received room = subscribe(client, "/chat/room");
-            assertThat(server.subscribers("/chat/room")).extracting(ServerSession::getId).containsExactly(client.getId());
+            assertThat(server.subscribers("/chat/room")).extracting(ServerSession::getId)
+                    .containsExactly(client.getId());
 
             Message reply = await(client.getChannel("/chat/room").publishAsync(Map.of("text", "hello", "n", 42)));
             assertThat(reply.isSuccessful()).isTrue();

@@ -101,8 +101,8 @@ class HttpFeaturesTest {
             await().atMost(Clients.WAIT).until(() -> client.isConnected() && !first.equals(client.getId()));
 
             assertThat(rehandshakes).containsExactly(false, true);
-            List<String> authorizations = server.requests().stream().map(r -> r.headers.get(HttpHeader.AUTHORIZATION))
-                    .collect(Collectors.toList());
+            List<String> authorizations = server.requests().stream()
+                    .map(request -> request.headers.get(HttpHeader.AUTHORIZATION)).collect(Collectors.toList());
             // The connect that learnt of the restart still had the old token; what followed the new handshake has the new.
             assertThat(authorizations).last().isEqualTo("Bearer token-2");
             assertThat(authorizations).doesNotContainNull();

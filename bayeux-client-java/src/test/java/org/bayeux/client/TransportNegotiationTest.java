@@ -1,7 +1,10 @@
 package org.bayeux.client;
 
+import java.util.List;
 import java.util.Map;
 
+import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.client.Clients.Received;
 import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.transport.http.TransportConfig;
@@ -29,6 +32,30 @@ class TransportNegotiationTest {
             assertThat(client.getTransportName()).isEqualTo(ClientTransport.LONG_POLLING);
             assertThat(server.engine().getSession(client.getId()).getTransportName())
                     .isEqualTo(ClientTransport.LONG_POLLING);
+        }
+    }
+
+    @Test
+    void aServerThatOffersNoneOfTheClientsTransportsStopsIt() throws Exception {
+        try (TestServer server = new TestServer();
+             BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(server.url())
+                     .transports(ClientTransport.LONG_POLLING).build())) {
+            // As if the server offered only a transport this client does not have.
+            client.addExtension(new ClientSession.Extension() {
+                @Override
+                public boolean rcvMeta(ClientSession session, Message.Mutable message) {
+                    if (Message.META_HANDSHAKE.equals(message.getChannel())) {
+                        message.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, List.of("flash"));
+                    }
+                    return true;
+                }
+            });
+
+            Message reply = Clients.await(client.handshakeAsync(null));
+
+            assertThat(reply.isSuccessful()).isFalse();
+            assertThat(reply.getError()).isEqualTo(ClientErrors.NO_COMMON_TRANSPORT);
+            assertThat(client.waitFor(Clients.WAIT, BayeuxClient.State.DISCONNECTED)).isTrue();
         }
     }
 

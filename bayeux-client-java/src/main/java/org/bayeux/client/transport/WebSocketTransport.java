@@ -151,7 +151,8 @@ public final class WebSocketTransport implements ClientTransport {
             opening = null;
             framesWaitingForOpen = new ArrayList<>();
         }
-        Throwable cause = !everOpened && isRefusedUpgrade(failure) ? new WebSocketUnavailableException(failure) : failure;
+        boolean unavailable = !everOpened && isRefusedUpgrade(failure);
+        Throwable cause = unavailable ? new WebSocketUnavailableException(failure) : failure;
         failAwaiting(cause);
     }
 
