@@ -64,6 +64,21 @@ class BasicScenariosTest {
 
     @ParameterizedTest
     @ValueSource(strings = {WEBSOCKET_FIRST, LONG_POLLING})
+    void theJettyCodecWorksAsWellAsJacksons(String transport) throws Exception {
+        try (TestServer server = new TestServer();
+             BayeuxClient client = connected(config(server.url(), transport).codec("jetty").build())) {
+            Received received = subscribe(client, "/codec/a");
+            Map<String, Object> data = Map.of("text", "h\u00e9llo \"quoted\"", "list", List.of(1L, "two", true),
+                    "nested", Map.of("x", 1.5));
+
+            client.getChannel("/codec/a").publish(data, null);
+
+            assertThat(received.next().getDataAsMap()).isEqualTo(data);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {WEBSOCKET_FIRST, LONG_POLLING})
     void wildcardSubscriptionsMatchOneOrManySegments(String transport) throws Exception {
         try (TestServer server = new TestServer();
              BayeuxClient client = connected(config(server.url(), transport).build())) {
