@@ -52,6 +52,8 @@ final class SessionLoop {
     private String clientId;
     private Advice advice = Advice.INITIAL;
     private ClientTransport transport;
+    /** The transports the server offered at the last handshake. */
+    private Object offeredTransports;
     private Map<String, Object> template = Map.of();
     private int handshakeAttempts;
     private String handshakeId;
@@ -226,6 +228,7 @@ final class SessionLoop {
         boolean rehandshake = state == State.REHANDSHAKING;
         clientId = reply.getClientId();
         transport = negotiated;
+        offeredTransports = reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD);
         connectAtOnce = true;
         handshakeAttempts = 0;
         setState(State.HANDSHAKEN, changes);
@@ -309,12 +312,17 @@ final class SessionLoop {
     /** Called under the lock after a connect that failed or was refused with reconnect:retry. */
     private Runnable connectFailed(Throwable cause, List<State> changes) {
         long forEpoch = epoch;
-        if (cause instanceof WebSocketUnavailableException && transports.fallBackFrom(ClientTransport.WEBSOCKET)) {
-            ClientTransport fallback = transports.negotiate(transports.availableNames());
-            LOG.info("WebSocket unavailable at {}; falling back to {}", config.url(), fallback.name());
-            transport = fallback;
-            connectAtOnce = true;
-            return schedule(0, () -> sendConnect(forEpoch));
+        if (cause instanceof WebSocketUnavailableException && transports.negotiate(offeredTransports) == transport
+                && transports.fallBackFrom(ClientTransport.WEBSOCKET)) {
+            ClientTransport fallback = transports.negotiate(offeredTransports);
+            if (fallback != null) {
+                LOG.info("WebSocket unavailable at {}; falling back to {}", config.url(), fallback.name());
+                transport = fallback;
+                connectAtOnce = true;
+                return schedule(0, () -> sendConnect(forEpoch));
+            }
+            // The server offers nothing else: handshake again, offering what is left.
+            return rehandshake(0, changes);
         }
         if (state != State.UNCONNECTED) {
             unconnectedSinceNanos = System.nanoTime();
