@@ -251,7 +251,8 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     }
 
     /**
-     * @param listener told of every state change, on the thread that made it
+     * @param listener told of every state change, on the thread that made it, just after the change (a listener
+     *                 added right after {@link #getState()} shows a change may still be told of that change)
      */
     public void addStateListener(StateListener listener) {
         loop.addStateListener(listener);

@@ -49,7 +49,8 @@ class AdviceTest {
 
             await().atMost(Clients.WAIT).until(() -> connectTimes.size() >= 4);
 
-            assertThat(states).as("no connect failed").isEmpty();
+            // (A listener added just after the client connected may still be told of that change.)
+            assertThat(states).as("no connect failed").isSubsetOf(State.CONNECTED);
             assertThat(connectTimes.get(3) - connectTimes.get(2)).isGreaterThanOrEqualTo(1400);
         }
     }

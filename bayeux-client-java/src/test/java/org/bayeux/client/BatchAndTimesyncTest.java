@@ -52,7 +52,8 @@ class BatchAndTimesyncTest {
     @ParameterizedTest
     @ValueSource(strings = {"websocket", "long-polling"})
     void nestedBatchesSendWhenTheOutermostEnds(String transport) throws Exception {
-        try (TestServer server = new TestServer();
+        try (TestServer server = new TestServer(engine -> engine.metaConnectDeliveryOnly(true), transports -> { },
+                engine -> { });
              BayeuxClient client = connected(config(server.url(), transport).build())) {
             Received received = subscribe(client, "/b/n");
 

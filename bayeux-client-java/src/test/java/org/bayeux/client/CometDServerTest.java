@@ -64,8 +64,9 @@ class CometDServerTest {
             }
             Message answer = await(client.remoteCallAsync(EchoService.CHANNEL, Map.of("q", 1), Duration.ofSeconds(10)));
 
+            // Deliveries piggy-backed on publish replies may overtake those of the held connect: any order.
             assertThat(List.of(deep.next().getChannel(), deep.next().getChannel(), deep.next().getChannel()))
-                    .containsExactly("/w/a", "/w/a/b", "/w/end");
+                    .containsExactlyInAnyOrder("/w/a", "/w/a/b", "/w/end");
             assertThat(answer.isSuccessful()).isTrue();
             assertThat(answer.getDataAsMap()).isEqualTo(Map.of("q", 1L));
         }
