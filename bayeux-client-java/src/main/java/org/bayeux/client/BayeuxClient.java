@@ -130,7 +130,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         this.channels = new ChannelTable(this);
         Inbox inbox = new Inbox(this, extensions, pending, channels);
         TransportContext context = new TransportContext(config.url(), resources, resources.codec(config.codec()),
-                cookies, () -> Map.copyOf(requestHeaders), config.maxIncomingMessageBytes(), inbox);
+                cookies, this::requestHeaders, config.maxIncomingMessageBytes(), inbox);
         Transports transports = new Transports(config.transports(), context);
         this.outbox = new Outbox(this, extensions, pending, inbox, config);
         this.loop = new SessionLoop(this, config, transports, outbox, inbox, pending, channels);
@@ -251,7 +251,8 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     }
 
     /**
-     * @param listener told of every state change, on the thread that made it
+     * @param listener told of every state change, on the thread that made it, just after the change (a listener
+     *                 added right after {@link #getState()} shows a change may still be told of that change)
      */
     public void addStateListener(StateListener listener) {
         loop.addStateListener(listener);
@@ -364,6 +365,11 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
      */
     public CookieStore getCookieStore() {
         return cookies.getCookieStore();
+    }
+
+    /** @return the headers of a request made now */
+    Map<String, String> requestHeaders() {
+        return Map.copyOf(requestHeaders);
     }
 
     /** Sets or removes (null value) a header of every later request and upgrade. */

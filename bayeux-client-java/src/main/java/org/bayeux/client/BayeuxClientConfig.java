@@ -351,7 +351,8 @@ public final class BayeuxClientConfig {
          */
         public Builder requestHeader(String name, String value) {
             if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 32 && c < 127 && c != ':')) {
-                throw Checks.invalid(WHAT, "requestHeaders", name, "a header name of visible ASCII characters without ':'");
+                throw Checks.invalid(WHAT, "requestHeaders", name,
+                        "a header name of visible ASCII characters without ':'");
             }
             if (value == null || value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
                 throw Checks.invalid(WHAT, "requestHeaders", name + ": " + value, "a value without line breaks");

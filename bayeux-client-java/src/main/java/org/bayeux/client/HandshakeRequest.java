@@ -20,7 +20,8 @@ public final class HandshakeRequest {
      * @param attempt the number of this attempt since the last successful handshake, from 1
      * @param headerSetter applies a header change to the client
      */
-    HandshakeRequest(Message.Mutable message, boolean rehandshake, int attempt, BiConsumer<String, String> headerSetter) {
+    HandshakeRequest(Message.Mutable message, boolean rehandshake, int attempt,
+            BiConsumer<String, String> headerSetter) {
         this.message = message;
         this.rehandshake = rehandshake;
         this.attempt = attempt;

@@ -17,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * The way in: runs the incoming extensions on what the transports read, tells the session loop about its own
  * replies, completes the callbacks of replies, and dispatches deliveries to channels. Messages that got no reply
  * take the same path as a reply the client makes up (see {@link ClientErrors}).
+ *
+ * <p>One client's messages are handled one at a time, in the order they arrive: a long-polling client may have two
+ * responses arriving at once (a held connect and a publish), and listeners must not see their messages interleaved.
+ * A thread that brings messages while a listener is still busy waits for it: the memory a slow listener holds up is
+ * one response or frame per request the client has in flight, never a growing queue.</p>
  */
 final class Inbox implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
@@ -25,6 +30,7 @@ final class Inbox implements TransportListener {
     private final List<Extension> extensions;
     private final PendingReplies pending;
     private final ChannelTable channels;
+    private final Object order = new Object();
     private SessionLoop loop;
 
     Inbox(BayeuxClient client, List<Extension> extensions, PendingReplies pending, ChannelTable channels) {
@@ -40,9 +46,11 @@ final class Inbox implements TransportListener {
 
     @Override
     public void onMessages(ClientTransport transport, List<Message.Mutable> messages) {
-        for (Message.Mutable message : messages) {
-            if (runExtensions(message)) {
-                route(message, null);
+        synchronized (order) {
+            for (Message.Mutable message : messages) {
+                if (runExtensions(message)) {
+                    route(message, null);
+                }
             }
         }
     }
@@ -55,8 +63,10 @@ final class Inbox implements TransportListener {
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} message(s) without reply on {}: {}", unanswered.size(), transport, cause.toString());
         }
-        for (Message.Mutable request : unanswered) {
-            failed(request, error, cause);
+        synchronized (order) {
+            for (Message.Mutable request : unanswered) {
+                failed(request, error, cause);
+            }
         }
     }
 
@@ -68,7 +78,10 @@ final class Inbox implements TransportListener {
      * @param cause what happened, or null
      */
     void failed(Message request, String error, Throwable cause) {
-        route(LocalReplies.failure(request, error, cause), cause == null ? new IllegalStateException(error) : cause);
+        synchronized (order) {
+            route(LocalReplies.failure(request, error, cause), cause == null ? new IllegalStateException(error)
+                    : cause);
+        }
     }
 
     /**
@@ -80,8 +93,10 @@ final class Inbox implements TransportListener {
      */
     void notifyFailure(Pending entry, String error, Throwable cause) {
         Message reply = MapMessage.readOnly(LocalReplies.failure(entry.request, error, cause));
-        notifyCallback(entry, reply);
-        notifyListeners(reply);
+        synchronized (order) {
+            notifyCallback(entry, reply);
+            notifyListeners(reply);
+        }
     }
 
     private boolean runExtensions(Message.Mutable message) {
@@ -126,8 +141,16 @@ final class Inbox implements TransportListener {
     private void routeMeta(String channel, Message reply, Throwable cause) {
         switch (channel) {
             case Message.META_HANDSHAKE:
-                if (loop.onHandshakeReply(reply, cause)) {
-                    complete(pending.take(reply.getId()), reply);
+                // Taken first: a refusal ends the session, which fails whatever is still pending.
+                Pending handshake = pending.take(reply.getId());
+                Message answer = reply;
+                Throwable why = cause;
+                if (reply.isSuccessful() && !loop.offersATransport(reply)) {
+                    answer = noCommonTransport(reply);
+                    why = new IllegalStateException(ClientErrors.NO_COMMON_TRANSPORT);
+                }
+                if (loop.onHandshakeReply(answer, why)) {
+                    complete(handshake, answer);
                 }
                 break;
             case Message.META_CONNECT:
@@ -144,7 +167,8 @@ final class Inbox implements TransportListener {
             default:
                 Pending request = pending.take(reply.getId());
                 if (request != null && request.subscriber != null && !reply.isSuccessful()) {
-                    ClientChannel subscribed = channels.existing(stringOf(request.request.get(Message.SUBSCRIPTION_FIELD)));
+                    Object subscription = request.request.get(Message.SUBSCRIPTION_FIELD);
+                    ClientChannel subscribed = channels.existing(stringOf(subscription));
                     if (subscribed != null) {
                         subscribed.removeSubscriber(request.subscriber);
                     }
@@ -152,6 +176,15 @@ final class Inbox implements TransportListener {
                 complete(request, reply);
                 break;
         }
+    }
+
+    /** A successful handshake the client cannot use: it stops, and says why. */
+    private static Message noCommonTransport(Message reply) {
+        Message.Mutable refused = LocalReplies.failure(reply, ClientErrors.NO_COMMON_TRANSPORT, null);
+        Object offered = reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD);
+        refused.put(ClientErrors.FAILURE_FIELD, "The server offers " + offered + ", none of the client's transports");
+        refused.getAdvice(true).put(Message.RECONNECT_FIELD, Message.RECONNECT_NONE);
+        return MapMessage.readOnly(refused);
     }
 
     private void publishReply(Message reply) {

@@ -52,6 +52,8 @@ final class SessionLoop {
     private String clientId;
     private Advice advice = Advice.INITIAL;
     private ClientTransport transport;
+    /** The transports the server offered at the last handshake. */
+    private Object offeredTransports;
     private Map<String, Object> template = Map.of();
     private int handshakeAttempts;
     private String handshakeId;
@@ -142,6 +144,7 @@ final class SessionLoop {
         if (callback != null) {
             pending.add(new Pending(message, callback, null, false, false));
         }
+        Map<String, String> headersBefore = client.requestHeaders();
         CompletionStage<?> ready;
         try {
             ready = config.handshakeHook().beforeHandshake(request);
@@ -153,6 +156,10 @@ final class SessionLoop {
                 LOG.warn("The handshake hook failed; handshaking again after the back-off", failure);
                 inbox.failed(message, ClientErrors.TRANSPORT_FAILURE, failure);
             } else if (isCurrentHandshake(message.getId())) {
+                if (!headersBefore.equals(client.requestHeaders())) {
+                    // Headers go with a WebSocket's upgrade only: new credentials need a new socket.
+                    via.close(new Inbox.ClientClosedException("New credentials"));
+                }
                 outbox.sendMeta(message, via, null, config.maxNetworkDelay());
             }
         });
@@ -202,6 +209,14 @@ final class SessionLoop {
         return true;
     }
 
+    /**
+     * @param reply a successful handshake reply
+     * @return true if the server offers one of the client's transports
+     */
+    boolean offersATransport(Message reply) {
+        return transports.negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD)) != null;
+    }
+
     /** Called under the lock with a successful handshake reply. */
     private Runnable handshook(Message reply, List<State> changes) {
         ClientTransport negotiated = transports.negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
@@ -213,6 +228,7 @@ final class SessionLoop {
         boolean rehandshake = state == State.REHANDSHAKING;
         clientId = reply.getClientId();
         transport = negotiated;
+        offeredTransports = reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD);
         connectAtOnce = true;
         handshakeAttempts = 0;
         setState(State.HANDSHAKEN, changes);
@@ -296,12 +312,17 @@ final class SessionLoop {
     /** Called under the lock after a connect that failed or was refused with reconnect:retry. */
     private Runnable connectFailed(Throwable cause, List<State> changes) {
         long forEpoch = epoch;
-        if (cause instanceof WebSocketUnavailableException && transports.fallBackFrom(ClientTransport.WEBSOCKET)) {
-            ClientTransport fallback = transports.negotiate(transports.availableNames());
-            LOG.info("WebSocket unavailable at {}; falling back to {}", config.url(), fallback.name());
-            transport = fallback;
-            connectAtOnce = true;
-            return schedule(0, () -> sendConnect(forEpoch));
+        if (cause instanceof WebSocketUnavailableException && transports.negotiate(offeredTransports) == transport
+                && transports.fallBackFrom(ClientTransport.WEBSOCKET)) {
+            ClientTransport fallback = transports.negotiate(offeredTransports);
+            if (fallback != null) {
+                LOG.info("WebSocket unavailable at {}; falling back to {}", config.url(), fallback.name());
+                transport = fallback;
+                connectAtOnce = true;
+                return schedule(0, () -> sendConnect(forEpoch));
+            }
+            // The server offers nothing else: handshake again, offering what is left.
+            return rehandshake(0, changes);
         }
         if (state != State.UNCONNECTED) {
             unconnectedSinceNanos = System.nanoTime();

@@ -38,7 +38,8 @@ class BasicScenariosTest {
             assertThat(server.engine().getSession(client.getId())).isNotNull();
 
             Received room = subscribe(client, "/chat/room");
-            assertThat(server.subscribers("/chat/room")).extracting(ServerSession::getId).containsExactly(client.getId());
+            assertThat(server.subscribers("/chat/room")).extracting(ServerSession::getId)
+                    .containsExactly(client.getId());
 
             Message reply = await(client.getChannel("/chat/room").publishAsync(Map.of("text", "hello", "n", 42)));
             assertThat(reply.isSuccessful()).isTrue();
@@ -58,6 +59,21 @@ class BasicScenariosTest {
             assertThat(disconnected.isSuccessful()).isTrue();
             assertThat(client.waitFor(Clients.WAIT, State.DISCONNECTED)).isTrue();
             assertThat(server.engine().getSession(clientId)).isNull();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {WEBSOCKET_FIRST, LONG_POLLING})
+    void theJettyCodecWorksAsWellAsJacksons(String transport) throws Exception {
+        try (TestServer server = new TestServer();
+             BayeuxClient client = connected(config(server.url(), transport).codec("jetty").build())) {
+            Received received = subscribe(client, "/codec/a");
+            Map<String, Object> data = Map.of("text", "h\u00e9llo \"quoted\"", "list", List.of(1L, "two", true),
+                    "nested", Map.of("x", 1.5));
+
+            client.getChannel("/codec/a").publish(data, null);
+
+            assertThat(received.next().getDataAsMap()).isEqualTo(data);
         }
     }
 

@@ -45,7 +45,11 @@ final class Clients {
 
     /** @return a handshaken, connected client */
     static BayeuxClient connected(BayeuxClientConfig config) throws InterruptedException {
-        BayeuxClient client = new BayeuxClient(config);
+        return connected(new BayeuxClient(config));
+    }
+
+    /** @return the client, handshaken and connected */
+    static BayeuxClient connected(BayeuxClient client) throws InterruptedException {
         if (client.handshake(WAIT) != BayeuxClient.State.CONNECTED) {
             client.close();
             throw new AssertionError("Not connected: " + client);

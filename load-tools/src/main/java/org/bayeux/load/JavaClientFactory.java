@@ -24,7 +24,7 @@ final class JavaClientFactory implements ClientFactory {
         try {
             for (int i = 0; i < resources.length; i++) {
                 ClientResources.Builder builder = ClientResources.builder()
-                        .maxThreads(Math.max(2, options.threads / resources.length))
+                        .maxThreads(Math.max(4, options.threads / resources.length))
                         .maxConnectionsPerServer(Math.max(1024, 4 * options.clients))
                         .idleTimeout(Duration.ofMinutes(2));
                 if (resources.length > 1) {

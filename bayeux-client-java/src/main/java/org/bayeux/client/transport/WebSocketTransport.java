@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.bayeux.api.MapMessage;
@@ -87,7 +88,7 @@ public final class WebSocketTransport implements ClientTransport {
                 framesWaitingForOpen.add(json);
                 if (opening == null) {
                     opening = new Endpoint(this);
-                    startOpening(opening);
+                    startOpening(opening, replyTimeout);
                 }
                 return;
             }
@@ -95,8 +96,9 @@ public final class WebSocketTransport implements ClientTransport {
         write(target, json);
     }
 
-    private void startOpening(Endpoint endpoint) {
+    private void startOpening(Endpoint endpoint, Duration timeout) {
         ClientUpgradeRequest upgrade = new ClientUpgradeRequest(socketUri);
+        upgrade.setTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         context.headers().forEach(upgrade::setHeader);
         String cookie = context.cookieHeader();
         if (cookie != null) {
@@ -149,7 +151,8 @@ public final class WebSocketTransport implements ClientTransport {
             opening = null;
             framesWaitingForOpen = new ArrayList<>();
         }
-        Throwable cause = !everOpened && isRefusedUpgrade(failure) ? new WebSocketUnavailableException(failure) : failure;
+        boolean unavailable = !everOpened && isRefusedUpgrade(failure);
+        Throwable cause = unavailable ? new WebSocketUnavailableException(failure) : failure;
         failAwaiting(cause);
     }
 
@@ -213,15 +216,24 @@ public final class WebSocketTransport implements ClientTransport {
         if (timedOut == null) {
             return;
         }
-        context.listener().onFailure(this, List.of(timedOut.message),
-                new TimeoutException("No reply within " + replyTimeout.toMillis() + " ms"));
-        Endpoint endpoint;
+        TimeoutException cause = new TimeoutException("No reply within " + replyTimeout.toMillis() + " ms");
+        context.listener().onFailure(this, List.of(timedOut.message), cause);
+        Endpoint broken;
+        boolean stuckOpening;
         synchronized (lock) {
-            endpoint = open;
+            broken = open;
+            stuckOpening = opening != null;
+            if (stuckOpening) {
+                // The socket never opened: what waits for it would go out late, if ever.
+                opening = null;
+                framesWaitingForOpen = new ArrayList<>();
+            }
         }
-        if (endpoint != null) {
+        if (stuckOpening) {
+            failAwaiting(cause);
+        } else if (broken != null) {
             LOG.debug("Closing the WebSocket to {}: a reply timed out", socketUri);
-            endpoint.session.disconnect();
+            broken.session.disconnect();
         }
     }
 
