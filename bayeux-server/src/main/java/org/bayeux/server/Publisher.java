@@ -74,13 +74,28 @@ final class Publisher {
             ServerMessageImpl message) {
         boolean service = channel.isService();
         boolean toPublisher = sender != null && sender.isBroadcastToPublisher() && channel.isBroadcastToPublisher();
-        if (matching.size() == 1) {
-            for (ServerSessionImpl subscriber : matching.get(0).subscribers()) {
+        ServerChannelImpl only = null;
+        int withSubscribers = 0;
+        int subscriberCount = 0;
+        for (ServerChannelImpl target : matching) {
+            int count = target.subscribers().size();
+            if (count > 0) {
+                only = target;
+                withSubscribers++;
+                subscriberCount += count;
+            }
+        }
+        if (withSubscribers == 0) {
+            return;
+        }
+        if (withSubscribers == 1) {
+            // The common case (no wildcard subscriber): no set is needed to deliver each session once.
+            for (ServerSessionImpl subscriber : only.subscribers()) {
                 deliver(sender, subscriber, message, service, toPublisher);
             }
             return;
         }
-        Set<ServerSessionImpl> reached = new HashSet<>();
+        Set<ServerSessionImpl> reached = new HashSet<>(Math.max(16, subscriberCount * 4 / 3 + 1));
         for (ServerChannelImpl target : matching) {
             for (ServerSessionImpl subscriber : target.subscribers()) {
                 if (reached.add(subscriber)) {

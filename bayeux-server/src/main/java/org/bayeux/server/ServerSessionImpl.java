@@ -54,6 +54,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     /** The queue holds a message that must not wait: a non-lazy one, or lazy ones whose timeout has passed. */
     private boolean due;
     private long lazyDeadlineNanos;
+    /** A push was handed to the carrier ({@link Carrier#executePush(Runnable)}) and has not run yet. */
+    private boolean pushScheduled;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         super(server.getConfig());
@@ -308,9 +310,32 @@ final class ServerSessionImpl extends SessionCallbacks {
      * connect is held, or completes the held connect. With no held connect, messages wait.
      */
     void flush() {
-        HeldConnect completing;
-        List<ServerMessage> messages;
+        Carrier pushing;
         synchronized (lock) {
+            if (batchDepth > 0 || held == null || !due) {
+                return;
+            }
+            if (!held.carrier.pushesWhileHeld() || isMetaConnectDeliveryOnly()) {
+                pushing = null;
+            } else if (pushScheduled) {
+                // The scheduled push has not run yet; it will take this message too.
+                return;
+            } else {
+                pushScheduled = true;
+                pushing = held.carrier;
+            }
+        }
+        if (pushing != null) {
+            pushing.executePush(this::push);
+        } else {
+            flushNow();
+        }
+    }
+
+    /** Runs when the carrier decides: sends everything queued meanwhile, or completes the held connect. */
+    private void push() {
+        synchronized (lock) {
+            pushScheduled = false;
             if (batchDepth > 0 || held == null || !due) {
                 return;
             }
@@ -319,6 +344,18 @@ final class ServerSessionImpl extends SessionCallbacks {
                 for (int frames = queue == null ? 0 : queue.size(); frames > 0 && !queue.isEmpty(); frames--) {
                     held.carrier.send(drain(null, held.carrier.maxResponseBytes()));
                 }
+                return;
+            }
+        }
+        // The session moved to a carrier that cannot push while the push waited.
+        flushNow();
+    }
+
+    private void flushNow() {
+        HeldConnect completing;
+        List<ServerMessage> messages;
+        synchronized (lock) {
+            if (batchDepth > 0 || held == null || !due) {
                 return;
             }
             completing = held;
@@ -372,6 +409,11 @@ final class ServerSessionImpl extends SessionCallbacks {
         }
         synchronized (lock) {
             if (batchDepth > 0 || queue == null || queue.isEmpty()) {
+                return List.of();
+            }
+            if (held != null && held.carrier.pushesWhileHeld()) {
+                // Pushes are the way out: taken here for a reply, messages could overtake, or be overtaken by, a
+                // push running on another thread at the same time.
                 return List.of();
             }
             return drain(null, carrier.maxResponseBytes());

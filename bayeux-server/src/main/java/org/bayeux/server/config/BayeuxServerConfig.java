@@ -83,9 +83,16 @@ public final class BayeuxServerConfig {
             MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH);
 
     private final Map<ConfigOption<?>, Object> values;
+    // Read for every message delivered: kept out of the map.
+    private final int maxQueue;
+    private final MaxQueuePolicy maxQueuePolicy;
+    private final boolean broadcastToPublisher;
 
     private BayeuxServerConfig(Map<ConfigOption<?>, Object> values) {
         this.values = Collections.unmodifiableMap(values);
+        this.maxQueue = get(MAX_QUEUE);
+        this.maxQueuePolicy = get(MAX_QUEUE_POLICY);
+        this.broadcastToPublisher = get(BROADCAST_TO_PUBLISHER);
     }
 
     /** @return a configuration with every default */
@@ -145,17 +152,17 @@ public final class BayeuxServerConfig {
 
     /** @return {@link #MAX_QUEUE} */
     public int maxQueue() {
-        return get(MAX_QUEUE);
+        return maxQueue;
     }
 
     /** @return {@link #MAX_QUEUE_POLICY} */
     public MaxQueuePolicy maxQueuePolicy() {
-        return get(MAX_QUEUE_POLICY);
+        return maxQueuePolicy;
     }
 
     /** @return {@link #BROADCAST_TO_PUBLISHER} */
     public boolean broadcastToPublisher() {
-        return get(BROADCAST_TO_PUBLISHER);
+        return broadcastToPublisher;
     }
 
     /** @return {@link #META_CONNECT_DELIVERY_ONLY} */

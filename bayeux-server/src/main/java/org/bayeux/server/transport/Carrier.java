@@ -53,6 +53,21 @@ public interface Carrier {
     }
 
     /**
+     * Runs a push of a session's queued messages on this carrier, which {@link #pushesWhileHeld()}. The engine asks
+     * at most once per session until the push has run, so a carrier that runs it later, on a thread of its own,
+     * lets every message queued meanwhile leave in one {@link #send(List)}: under load, pushes group themselves
+     * instead of costing one write per message. The default runs it at once, on the calling thread.
+     *
+     * <p>The push must run eventually unless the carrier has died; it takes the session's lock, so it must not run
+     * on a thread that holds another session's lock.</p>
+     *
+     * @param push the push
+     */
+    default void executePush(Runnable push) {
+        push.run();
+    }
+
+    /**
      * A connect held on this carrier was replaced by a newer one and will get no reply from the engine. Long-polling
      * answers such a request with an HTTP error status; WebSocket sends nothing.
      */

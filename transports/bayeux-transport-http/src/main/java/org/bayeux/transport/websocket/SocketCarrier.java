@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * {@link #onText(String)} completes, so a client's batches are handled in order and a client that floods the socket
  * is slowed down by TCP. Every {@link #send(List)} becomes one text message, or several when a list of plain
  * deliveries exceeds the frame size ({@link TextFrames}); writes are queued and sent one at a time
- * ({@link TextWriteQueue}); a peer that lets too many pile up is dropped.</p>
+ * ({@link TextWriteQueue}); a peer that lets too many pile up is dropped. The engine's pushes of queued deliveries
+ * run on the carrier's lane ({@link PushLanes}), so that deliveries queued meanwhile share a frame.</p>
  *
  * <p>However the connection ends (close frame, error, idle timeout, failed write, a close of our own), the carrier
  * ends once: pending writes are dropped and the engine is told, for each session the carrier ever carried, through
@@ -84,6 +85,11 @@ public final class SocketCarrier implements Carrier {
     @Override
     public boolean allowsPiggyback() {
         return true;
+    }
+
+    @Override
+    public void executePush(Runnable push) {
+        transport.executePush(this, push);
     }
 
     @Override

@@ -29,6 +29,8 @@ public final class SocketTransport {
     private final Cors cors;
     private final Executor executor;
     private final AtomicInteger open = new AtomicInteger();
+    private final PushLanes pushLanes;
+    private final int maxOutgoingFrameBytes;
 
     /**
      * @param engine the engine
@@ -41,6 +43,8 @@ public final class SocketTransport {
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
         this.executor = executor;
+        this.pushLanes = new PushLanes(executor, Runtime.getRuntime().availableProcessors());
+        this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
     }
 
     /** @return a carrier for a connection about to open */
@@ -60,7 +64,7 @@ public final class SocketTransport {
 
     /** @return the size up to which pushed messages are grouped into one text message */
     public int maxOutgoingFrameBytes() {
-        return config.get(TransportConfig.WS_MAX_FRAME);
+        return maxOutgoingFrameBytes;
     }
 
     /** @return the smallest outgoing message worth compressing when {@code permessage-deflate} was negotiated */
@@ -104,6 +108,16 @@ public final class SocketTransport {
         } catch (RejectedExecutionException stopping) {
             LOG.debug("Executor refused a task, probably stopping", stopping);
         }
+    }
+
+    /**
+     * Runs a push of the engine's on the lane of a carrier ({@link PushLanes}).
+     *
+     * @param carrier the carrier the push writes on
+     * @param push the push
+     */
+    void executePush(SocketCarrier carrier, Runnable push) {
+        pushLanes.execute(carrier, push);
     }
 
     /**

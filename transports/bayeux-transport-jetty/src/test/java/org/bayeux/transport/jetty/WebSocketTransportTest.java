@@ -476,8 +476,11 @@ class WebSocketTransportTest {
         ServerSession session = session(a.clientId);
         String pad = "x".repeat(60 * 1024);
         // Until the kernel's buffers are full the pushes go out; then ten frames wait, and the next push drops it.
+        // Each delivery waits for the push of the one before, so that the session's own queue never fills.
         for (int i = 0; i < 5000 && handler().getWebSocketCount() > 0; i++) {
             session.deliver(null, "/chat/a", Map.of("i", i, "pad", pad), Promise.noop());
+            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                    .until(() -> session.getQueueSize() == 0 || handler().getWebSocketCount() == 0);
         }
         await().until(() -> handler().getWebSocketCount() == 0);
         await().until(() -> !server.engine.isConnectHeld(session));
