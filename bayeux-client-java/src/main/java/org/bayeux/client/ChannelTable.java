@@ -54,14 +54,20 @@ final class ChannelTable {
      */
     void dispatch(Message delivery) {
         String name = delivery.getChannel();
+        ClientChannel exact = name == null ? null : channels.get(name);
         ChannelId id;
-        try {
-            id = ChannelId.of(name);
-        } catch (IllegalArgumentException invalid) {
-            LOG.debug("Ignoring a delivery on an invalid channel: {}", delivery);
-            return;
+        if (exact != null) {
+            // Parsed when the handle was made, with its wildcard names computed once.
+            id = exact.getChannelId();
+        } else {
+            try {
+                id = ChannelId.of(name);
+            } catch (IllegalArgumentException invalid) {
+                LOG.debug("Ignoring a delivery on an invalid channel: {}", delivery);
+                return;
+            }
         }
-        notify(channels.get(name), delivery);
+        notify(exact, delivery);
         for (String wildcard : id.wildcardNames()) {
             notify(channels.get(wildcard), delivery);
         }

@@ -62,7 +62,9 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         map.put("serverAfter", serverAfter);
         if (options.idle && serverBefore.get("heapUsedBytes") instanceof Number before
                 && serverAfter.get("heapUsedBytes") instanceof Number after) {
-            map.put("serverHeapBytesPerClient", (after.longValue() - before.longValue()) / options.clients);
+            // The baseline was taken with the first client connected: the difference is the others'.
+            map.put("serverHeapBytesPerClient",
+                    (after.longValue() - before.longValue()) / Math.max(1, options.clients - 1));
         }
         map.put("percentiles", percentileCurve());
         List<Map<String, Object>> seconds = new ArrayList<>();

@@ -72,12 +72,16 @@ final class LoadRun {
         ResourceUsage usageAtStart = ResourceUsage.now();
         ScheduledFuture<?> ticker = timer.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
         try {
-            if (!connectAll()) {
-                throw new LoadFailure("only " + connected.get() + " of " + options.clients
-                        + " clients connected and joined their rooms within the ramp-up + " + CONNECT_GRACE.toSeconds()
-                        + "s" + (firstError.get() == null ? "" : "; first error: " + firstError.get()));
+            Map<String, Object> serverBefore = Map.of();
+            if (options.idle) {
+                // The baseline is the server with one client, the one that asks for the statistics: the heap per
+                // client is then what each of the others adds.
+                connectAll(0, 1);
+                serverBefore = serverStats(true);
+                connectAll(1, options.clients);
+            } else {
+                connectAll(0, options.clients);
             }
-            Map<String, Object> serverBefore = options.idle ? serverStats(true) : Map.of();
             if (!options.idle) {
                 publishOpenLoop();
                 drain();
@@ -96,17 +100,30 @@ final class LoadRun {
         }
     }
 
-    /** @return whether every client connected and joined its rooms; waits until each has succeeded or failed */
-    private boolean connectAll() throws InterruptedException {
-        CountDownLatch settled = new CountDownLatch(options.clients);
-        long rampNanos = options.rampUp.toNanos();
-        for (int c = 0; c < options.clients; c++) {
+    /**
+     * Connects clients {@code from} (inclusive) to {@code to} (exclusive), spread over the ramp-up, and waits until
+     * each has succeeded or failed.
+     *
+     * @throws LoadFailure if any of them did not connect and join its rooms in time
+     */
+    private void connectAll(int from, int to) throws InterruptedException {
+        int count = to - from;
+        if (count <= 0) {
+            return;
+        }
+        CountDownLatch settled = new CountDownLatch(count);
+        long rampNanos = count == 1 ? 0 : options.rampUp.toNanos();
+        for (int c = from; c < to; c++) {
             int client = c;
-            long delay = options.clients == 1 ? 0 : rampNanos * c / options.clients;
+            long delay = rampNanos * (c - from) / count;
             timer.schedule(() -> connect(client, settled), delay, TimeUnit.NANOSECONDS);
         }
         settled.await(rampNanos + CONNECT_GRACE.toNanos(), TimeUnit.NANOSECONDS);
-        return connected.get() == options.clients;
+        if (connected.get() != to) {
+            throw new LoadFailure("only " + connected.get() + " of " + options.clients
+                    + " clients connected and joined their rooms within the ramp-up + " + CONNECT_GRACE.toSeconds()
+                    + "s" + (firstError.get() == null ? "" : "; first error: " + firstError.get()));
+        }
     }
 
     /** Connects one client and joins its rooms; counts {@code settled} down once, on success or first failure. */
