@@ -42,6 +42,7 @@ final class JavaClientFactory implements ClientFactory {
     public ClientSession newClient(int index, String transport) {
         BayeuxClientConfig config = BayeuxClientConfig.builder(options.url.toString())
                 .transports(transport)
+                .maxPendingMessages(options.maxPending)
                 .build();
         return new BayeuxClient(config, resources[index % resources.length]);
     }

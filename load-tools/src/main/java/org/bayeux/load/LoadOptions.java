@@ -110,6 +110,11 @@ public final class LoadOptions {
                     + "arrived then counts as lost (default: ${DEFAULT-VALUE}).")
     Duration drain = Duration.ofSeconds(10);
 
+    @Option(names = "--max-pending", paramLabel = "N", description = "The most publishes one publisher may have "
+            + "waiting for the server's reply; beyond it the client refuses more at once (429::too_many_pending), "
+            + "and they count as refused, not as expected (default: ${DEFAULT-VALUE}, the Java client's default).")
+    int maxPending = 1000;
+
     @Option(names = "--idle", description = "Idle-memory mode: connect the clients, publish nothing, and report the "
             + "server's heap after a full GC, per client (needs a load server).")
     boolean idle;
@@ -168,6 +173,9 @@ public final class LoadOptions {
         notNegative(problems, "--ramp-up", rampUp);
         notNegative(problems, "--warm-up", warmUp);
         notNegative(problems, "--drain", drain);
+        if (maxPending < 1) {
+            problems.add("--max-pending must be positive, got " + maxPending);
+        }
         if (duration.isNegative() || duration.isZero()) {
             problems.add("--duration must be positive, got " + duration);
         }

@@ -97,6 +97,7 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         map.put("warmUp", options.warmUp.toString());
         map.put("duration", options.duration.toString());
         map.put("drain", options.drain.toString());
+        map.put("maxPending", options.maxPending);
         map.put("idle", options.idle);
         map.put("sourceAddresses", options.sourceAddresses);
         map.put("threads", options.threads);

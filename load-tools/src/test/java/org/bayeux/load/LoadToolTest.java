@@ -210,8 +210,8 @@ class LoadToolTest {
         assertThat(exit).isZero();
         String help = out.toString(StandardCharsets.UTF_8);
         for (String option : List.of("--url", "--transport", "--clients", "--rooms", "--rooms-per-client", "--rate",
-                "--size", "--batch", "--publishers", "--ramp-up", "--warm-up", "--duration", "--drain", "--idle",
-                "--source-addresses", "--threads", "--output", "--label", "--quiet")) {
+                "--size", "--batch", "--publishers", "--ramp-up", "--warm-up", "--duration", "--drain", "--max-pending",
+                "--idle", "--source-addresses", "--threads", "--output", "--label", "--quiet")) {
             assertThat(help).contains(option);
         }
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.MapMessage;
@@ -73,7 +74,16 @@ public final class LongPollingTransport implements ClientTransport {
             @Override
             public void onComplete(Result result) {
                 inFlight.remove(request);
-                completed(batch, result, result.isFailed() ? null : getContentAsString(StandardCharsets.UTF_8));
+                String content = result.isFailed() ? null : getContentAsString(StandardCharsets.UTF_8);
+                // Handled on a thread of its own, never inside Jetty's call. Handling a reply sends the next
+                // request, under the client's lock, and Jetty may complete other clients' requests inside that
+                // send, whose handling takes their own locks: two clients doing so at once deadlocked. The
+                // connection is also back in the pool by then, so the next request can reuse it.
+                try {
+                    context.resources().executor().execute(() -> completed(batch, result, content));
+                } catch (RejectedExecutionException stopping) {
+                    completed(batch, result, content);
+                }
             }
         });
     }

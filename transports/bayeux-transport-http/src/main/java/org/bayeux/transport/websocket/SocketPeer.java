@@ -1,5 +1,6 @@
 package org.bayeux.transport.websocket;
 
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
@@ -15,6 +16,17 @@ public interface SocketPeer {
      *        on the calling thread, before this method returns
      */
     void sendText(String text, Consumer<Throwable> done);
+
+    /**
+     * Starts sending one text message given as UTF-8 bytes, as the engine encodes it. The default decodes it for
+     * {@link #sendText(String, Consumer)}; adapters whose server sends bytes as they are override it.
+     *
+     * @param utf8 the whole message, UTF-8 encoded; not changed by the caller afterwards
+     * @param done as for {@link #sendText(String, Consumer)}
+     */
+    default void sendText(byte[] utf8, Consumer<Throwable> done) {
+        sendText(new String(utf8, StandardCharsets.UTF_8), done);
+    }
 
     /**
      * Starts a close handshake with a code and a short printable ASCII reason, without waiting for it to finish.

@@ -1,7 +1,6 @@
 package org.bayeux.transport.websocket;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,14 +23,14 @@ final class TextFrames {
      * @param engine encodes the messages
      * @param messages the messages, in order, not empty
      * @param maxFrameBytes the frame size to respect when a list of deliveries may be cut
-     * @return the texts, in order
+     * @return the texts, UTF-8 encoded, in order
      */
-    static List<String> of(BayeuxServerImpl engine, List<ServerMessage> messages, int maxFrameBytes) {
+    static List<byte[]> of(BayeuxServerImpl engine, List<ServerMessage> messages, int maxFrameBytes) {
         byte[] whole = engine.toJson(messages);
         if (whole.length <= maxFrameBytes || messages.size() == 1 || containsReply(messages)) {
-            return List.of(new String(whole, StandardCharsets.UTF_8));
+            return List.of(whole);
         }
-        List<String> texts = new ArrayList<>();
+        List<byte[]> texts = new ArrayList<>();
         ByteArrayOutputStream text = new ByteArrayOutputStream(maxFrameBytes);
         for (ServerMessage message : messages) {
             byte[] single = engine.toJson(List.of(message));
@@ -47,9 +46,9 @@ final class TextFrames {
         return texts;
     }
 
-    private static String finish(ByteArrayOutputStream text) {
+    private static byte[] finish(ByteArrayOutputStream text) {
         text.write(']');
-        String finished = text.toString(StandardCharsets.UTF_8);
+        byte[] finished = text.toByteArray();
         text.reset();
         return finished;
     }

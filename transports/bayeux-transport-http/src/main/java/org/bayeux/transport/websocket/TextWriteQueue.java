@@ -20,7 +20,7 @@ final class TextWriteQueue {
     private final int maxPending;
     private final Consumer<Throwable> onWriteFailure;
     // Guarded by this.
-    private final ArrayDeque<String> pending = new ArrayDeque<>();
+    private final ArrayDeque<byte[]> pending = new ArrayDeque<>();
     private boolean abandoned;
     /** A send has been started and has not completed, or the drain loop is running. */
     private boolean writing;
@@ -43,11 +43,11 @@ final class TextWriteQueue {
     /**
      * Queues texts and makes sure they are being written.
      *
-     * @param texts the texts, in order
+     * @param texts the texts, UTF-8 encoded, in order
      * @return false if the queue is full (the texts were not queued); true otherwise, also when the queue has ended
      *         and the texts were dropped
      */
-    boolean write(List<String> texts) {
+    boolean write(List<byte[]> texts) {
         synchronized (this) {
             if (abandoned) {
                 return true;
@@ -79,7 +79,7 @@ final class TextWriteQueue {
     /** Sends texts until one completes later (its completion resumes the loop), the queue empties, or it ends. */
     private void drain() {
         while (true) {
-            String next;
+            byte[] next;
             synchronized (this) {
                 next = abandoned ? null : pending.poll();
                 if (next == null) {

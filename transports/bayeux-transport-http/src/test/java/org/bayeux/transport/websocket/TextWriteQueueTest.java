@@ -3,6 +3,7 @@ package org.bayeux.transport.websocket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -44,8 +45,8 @@ class TextWriteQueueTest {
     void writesOneAtATimeInOrder() {
         ScriptedPeer peer = new ScriptedPeer();
         TextWriteQueue queue = new TextWriteQueue(peer, 10, failure -> { });
-        assertThat(queue.write(List.of("a", "b"))).isTrue();
-        assertThat(queue.write(List.of("c"))).isTrue();
+        assertThat(queue.write(texts("a", "b"))).isTrue();
+        assertThat(queue.write(texts("c"))).isTrue();
         assertThat(peer.sent).containsExactly("a");
         peer.completeNext(null);
         assertThat(peer.sent).containsExactly("a", "b");
@@ -60,9 +61,9 @@ class TextWriteQueueTest {
         ScriptedPeer peer = new ScriptedPeer();
         peer.completeAtOnce = true;
         TextWriteQueue queue = new TextWriteQueue(peer, 100_000, failure -> { });
-        List<String> many = new ArrayList<>();
+        List<byte[]> many = new ArrayList<>();
         for (int i = 0; i < 50_000; i++) {
-            many.add(String.valueOf(i));
+            many.add(String.valueOf(i).getBytes(StandardCharsets.UTF_8));
         }
         // Recursion would overflow the stack long before 50,000 sends.
         assertThat(queue.write(many)).isTrue();
@@ -74,12 +75,20 @@ class TextWriteQueueTest {
         ScriptedPeer peer = new ScriptedPeer();
         List<Throwable> failures = new ArrayList<>();
         TextWriteQueue queue = new TextWriteQueue(peer, 2, failures::add);
-        assertThat(queue.write(List.of("a"))).isTrue();
-        assertThat(queue.write(List.of("b", "c"))).isTrue();
-        assertThat(queue.write(List.of("d"))).as("full: a slow peer").isFalse();
+        assertThat(queue.write(texts("a"))).isTrue();
+        assertThat(queue.write(texts("b", "c"))).isTrue();
+        assertThat(queue.write(texts("d"))).as("full: a slow peer").isFalse();
         peer.completeNext(new IOException("broken pipe"));
         assertThat(failures).hasSize(1);
-        assertThat(queue.write(List.of("e"))).isTrue();
+        assertThat(queue.write(texts("e"))).isTrue();
         assertThat(peer.sent).containsExactly("a");
+    }
+
+    private static List<byte[]> texts(String... texts) {
+        List<byte[]> encoded = new ArrayList<>();
+        for (String text : texts) {
+            encoded.add(text.getBytes(StandardCharsets.UTF_8));
+        }
+        return encoded;
     }
 }
