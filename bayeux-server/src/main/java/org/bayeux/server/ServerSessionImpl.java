@@ -15,11 +15,8 @@ import org.bayeux.api.Promise;
 import org.bayeux.api.Session;
 import org.bayeux.api.server.DeQueueListener;
 import org.bayeux.api.server.LocalSession;
-import org.bayeux.api.server.MaxQueueListener;
-import org.bayeux.api.server.QueueListener;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
-import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.internal.Callbacks;
@@ -217,55 +214,6 @@ final class ServerSessionImpl extends SessionCallbacks {
             flush();
         }
         return true;
-    }
-
-    private ServerMessage applyOutgoingExtensions(ServerMessage message) {
-        ServerMessage current = message;
-        for (SessionExtension extension : extensions().list()) {
-            ServerMessage input = current;
-            ServerMessage[] output = {input};
-            Callbacks.run(extension, () -> output[0] = extension.send(this, input));
-            current = output[0];
-            if (current == null) {
-                return null;
-            }
-            if (current != input && !current.isFrozen()) {
-                ((ServerMessageImpl) current).freeze();
-            }
-        }
-        return current;
-    }
-
-    private boolean offerToQueueListeners(ServerSessionImpl sender, ServerMessage message) {
-        for (QueueListener listener : queueListeners().list()) {
-            if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** What to do with a message that finds the queue full. */
-    private enum Overflow { ENQUEUE, DROP, DISCONNECT }
-
-    private Overflow resolveOverflow(ArrayDeque<ServerMessage> pending, ServerSessionImpl sender, ServerMessage message) {
-        if (!maxQueueListeners().isEmpty()) {
-            for (MaxQueueListener listener : maxQueueListeners().list()) {
-                if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending, sender, message), false)) {
-                    return Overflow.DROP;
-                }
-            }
-            return Overflow.ENQUEUE;
-        }
-        switch (server.getConfig().maxQueuePolicy()) {
-            case DROP_OLDEST:
-                pending.poll();
-                return Overflow.ENQUEUE;
-            case DROP_NEWEST:
-                return Overflow.DROP;
-            default:
-                return Overflow.DISCONNECT;
-        }
     }
 
     private ArrayDeque<ServerMessage> queue() {

@@ -1,5 +1,6 @@
 package org.bayeux.server;
 
+import java.util.ArrayDeque;
 import java.util.List;
 
 import org.bayeux.api.server.DeQueueListener;
@@ -7,13 +8,16 @@ import org.bayeux.api.server.MaxQueueListener;
 import org.bayeux.api.server.QueueListener;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionMessageListener;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.internal.CallbackList;
+import org.bayeux.server.internal.Callbacks;
 
 /**
  * The registration of a session's extensions and listeners, each kind in its own list, each list allocated on
- * first use. Kept apart so that {@link ServerSessionImpl} holds only the session's life, queue and connects.
+ * first use, and the running of those that decide about a message on its way into the queue. Kept apart so that {@link ServerSessionImpl} holds only the session's life, queue and connects.
  */
 abstract class SessionCallbacks extends SessionSettings {
     private final CallbackList<SessionExtension> extensions = new CallbackList<>();
@@ -118,5 +122,66 @@ abstract class SessionCallbacks extends SessionSettings {
     @Override
     public void removeRemovedListener(SessionRemovedListener listener) {
         removedListeners.remove(listener);
+    }
+
+    // ---- running the callbacks that decide about a message -------------------------------------------------
+
+    /**
+     * Runs the session's outgoing extensions on a message; each may replace or drop it.
+     *
+     * @return the message to queue (frozen), or null if an extension dropped it
+     */
+    ServerMessage applyOutgoingExtensions(ServerMessage message) {
+        ServerMessage current = message;
+        for (SessionExtension extension : extensions().list()) {
+            ServerMessage input = current;
+            ServerMessage[] output = {input};
+            Callbacks.run(extension, () -> output[0] = extension.send(this, input));
+            current = output[0];
+            if (current == null) {
+                return null;
+            }
+            if (current != input && !current.isFrozen()) {
+                ((ServerMessageImpl) current).freeze();
+            }
+        }
+        return current;
+    }
+
+    /** @return false if a {@link QueueListener} refused the message */
+    boolean offerToQueueListeners(ServerSession sender, ServerMessage message) {
+        for (QueueListener listener : queueListeners().list()) {
+            if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What to do with a message that finds the queue full. */
+    enum Overflow { ENQUEUE, DROP, DISCONNECT }
+
+    /**
+     * Decides about a message that finds the queue full: the {@link MaxQueueListener}s if any, else
+     * {@code maxQueuePolicy} (which may drop the oldest queued message). Called under the session's lock.
+     */
+    Overflow resolveOverflow(ArrayDeque<ServerMessage> pending, ServerSession sender, ServerMessage message) {
+        if (!maxQueueListeners().isEmpty()) {
+            for (MaxQueueListener listener : maxQueueListeners().list()) {
+                if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending, sender, message), false)) {
+                    return Overflow.DROP;
+                }
+            }
+            return Overflow.ENQUEUE;
+        }
+        switch (config().maxQueuePolicy()) {
+            case DROP_OLDEST:
+                pending.poll();
+                return Overflow.ENQUEUE;
+            case DROP_NEWEST:
+                return Overflow.DROP;
+            default:
+                return Overflow.DISCONNECT;
+        }
     }
 }

@@ -26,6 +26,11 @@ abstract class SessionSettings implements ServerSession {
         this.metaConnectDeliveryOnly = config.metaConnectDeliveryOnly();
     }
 
+    /** @return the server's configuration, which each setting falls back to */
+    BayeuxServerConfig config() {
+        return config;
+    }
+
     @Override
     public Duration getInterval() {
         Duration own = interval;
