@@ -196,12 +196,6 @@ final class JettySocket implements FrameHandler, SocketPeer {
     }
 
     @Override
-    public void sendText(byte[] utf8, Consumer<Throwable> done) {
-        session.sendFrame(new Frame(OpCode.TEXT, ByteBuffer.wrap(utf8)), Callback.from(() -> done.accept(null),
-                done::accept), false);
-    }
-
-    @Override
     public void close(int code, String reason) {
         synchronized (this) {
             closing = true;
