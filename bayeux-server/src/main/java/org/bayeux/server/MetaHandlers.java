@@ -113,7 +113,7 @@ final class MetaHandlers {
         reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
         ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
         if (outcome == null) {
-            return CompletableFuture.completedFuture(Outcome.reply(null, unknownSession(request)));
+            return CompletableFuture.completedFuture(Outcome.reply(null, noSession(request)));
         }
         if (outcome.isHeld()) {
             return CompletableFuture.completedFuture(Outcome.HELD);
@@ -264,6 +264,26 @@ final class MetaHandlers {
     }
 
     // ---- errors and advice -----------------------------------------------------------------------------------
+
+    /**
+     * The reply to a message whose session is gone or ending. A {@code /meta/connect} that its client sent before its own
+     * {@code /meta/disconnect} but that the server read after it gets the reply it would have had if it had been
+     * held when the session ended: successful, with {@code reconnect:"none"}. Anything else gets
+     * {@link #unknownSession}, as does a connect sent after the disconnect.
+     *
+     * @param request the message
+     * @return the reply
+     */
+    ServerMessageImpl noSession(ServerMessageImpl request) {
+        if (Message.META_CONNECT.equals(request.getChannel())
+                && server.sessions().sentBeforeDisconnect(request.getClientId(), request.getId())) {
+            ServerMessageImpl reply = Outcome.replyTo(request);
+            reply.setSuccessful(true);
+            reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_NONE));
+            return reply;
+        }
+        return unknownSession(request);
+    }
 
     /**
      * @param request a message whose clientId is unknown or expired

@@ -103,6 +103,34 @@ class ConnectTest {
                 .containsEntry("error", "402::session_unknown");
     }
 
+    /** A connect and a disconnect sent on two connections may be read in the other order. */
+    @Test
+    void connectSentBeforeTheDisconnectButReadAfterItEndsWithoutError() {
+        TestClient client = connected();
+        String sentFirst = client.connectMessage("");
+        assertThat(client.disconnect().single("/meta/disconnect")).containsEntry("successful", true);
+
+        Map<String, Object> late = client.call("[" + sentFirst + "]").single("/meta/connect");
+
+        assertThat(late).containsEntry("successful", true).doesNotContainKey("error");
+        assertThat(late.get("advice")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsEntry("reconnect", "none");
+        assertThat(client.call("[" + client.connectMessage("") + "]").single("/meta/connect"))
+                .containsEntry("error", "402::session_unknown");
+    }
+
+    /** Message ids that are not numbers in sending order cannot tell what was sent first: the plain error. */
+    @Test
+    void connectAfterADisconnectWithAnUnorderedIdGetsTheUnknownSessionError() {
+        TestClient client = connected();
+        String clientId = ",\"clientId\":\"" + client.clientId() + "\"";
+        client.call("[{\"id\":\"d-1\",\"channel\":\"/meta/disconnect\"" + clientId + "}]");
+
+        assertThat(client.call("[{\"id\":\"1\",\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\""
+                + clientId + "}]").single("/meta/connect"))
+                .containsEntry("error", "402::session_unknown");
+    }
+
     @Test
     void c28SilentSessionExpiresAfterMaxInterval() {
         TestClient client = connected();

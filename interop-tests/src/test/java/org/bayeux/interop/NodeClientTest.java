@@ -94,6 +94,34 @@ class NodeClientTest {
         }
     }
 
+    /**
+     * A client may disconnect while its {@code /meta/connect} is still on its way, and the server may then read the
+     * two in the other order. The CometD JS client fails its pending disconnect when that connect is refused; the
+     * server answers such a connect as if it had been held when the session ended. The extension forces the order:
+     * connects wait until the session is removed, and the disconnect reply waits until a connect reply has left.
+     * (Long-polling only: on WebSocket one socket carries both, in order.)
+     */
+    @ParameterizedTest(name = "{0}, {1} codec, {2}")
+    @MethodSource("cometdJsLongPolling")
+    void disconnectOvertakingAConnectOnItsWaySucceeds(String client, String codec, String transport) throws Exception {
+        try (InteropServer server = new InteropServer(codec)) {
+            ConnectAfterDisconnect order = new ConnectAfterDisconnect(server.engine);
+            server.engine.addExtension(order);
+            Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "disconnect")
+                    .result(RUN_LIMIT);
+
+            assertThat(order.connectsRepliedAfterRemoval()).as("connect replies after the session ended").isPositive();
+            assertThat(result.get("status")).isEqualTo("disconnected");
+            assertThat(result.get("disconnectReply")).asInstanceOf(
+                    org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("successful", true);
+            assertThat(server.remoteSessions()).isEmpty();
+        }
+    }
+
+    static Stream<Arguments> cometdJsLongPolling() {
+        return cometdJs().filter(arguments -> "long-polling".equals(arguments.get()[2]));
+    }
+
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource(VARIANTS)
     void handshakesAgainAndResubscribesAfterTheServerExpiredTheSession(String client, String codec, String transport)

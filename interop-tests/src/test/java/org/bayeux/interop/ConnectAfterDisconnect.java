@@ -1,0 +1,69 @@
+package org.bayeux.interop;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.bayeux.api.Message;
+import org.bayeux.api.Promise;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ServerExtension;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionListener;
+
+/**
+ * Makes the server read a client's {@code /meta/connect} after its {@code /meta/disconnect}, and send the disconnect
+ * reply after the connect reply: each connect waits until a session has been removed, and each disconnect reply
+ * waits until a connect has been answered. Both waits end after {@link #LIMIT} at the latest, so that nothing hangs.
+ */
+final class ConnectAfterDisconnect implements ServerExtension {
+    private static final Duration LIMIT = Duration.ofSeconds(5);
+
+    private final CompletableFuture<Void> sessionRemoved = new CompletableFuture<>();
+    private final CompletableFuture<Void> connectAnswered = new CompletableFuture<>();
+    private final AtomicInteger connectsRepliedAfterRemoval = new AtomicInteger();
+
+    ConnectAfterDisconnect(BayeuxServer server) {
+        server.addSessionListener(new SessionListener() {
+            @Override
+            public void sessionRemoved(ServerSession session, ServerMessage message, boolean expired) {
+                sessionRemoved.complete(null);
+            }
+        });
+    }
+
+    @Override
+    public void incoming(ServerSession session, ServerMessage.Mutable message, Promise<Boolean> promise) {
+        if (Message.META_CONNECT.equals(message.getChannel())) {
+            sessionRemoved.completeOnTimeout(null, LIMIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .thenRun(() -> promise.succeed(true));
+        } else {
+            promise.succeed(true);
+        }
+    }
+
+    @Override
+    public void outgoing(ServerSession sender, ServerSession receiver, ServerMessage.Mutable message,
+            Promise<Boolean> promise) {
+        String channel = message.getChannel();
+        if (Message.META_CONNECT.equals(channel)) {
+            if (sessionRemoved.isDone()) {
+                connectsRepliedAfterRemoval.incrementAndGet();
+            }
+            promise.succeed(true);
+            connectAnswered.complete(null);
+        } else if (Message.META_DISCONNECT.equals(channel)) {
+            connectAnswered.completeOnTimeout(null, LIMIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .thenRun(() -> promise.succeed(true));
+        } else {
+            promise.succeed(true);
+        }
+    }
+
+    /** @return how many connect replies left after a session had been removed */
+    int connectsRepliedAfterRemoval() {
+        return connectsRepliedAfterRemoval.get();
+    }
+}
