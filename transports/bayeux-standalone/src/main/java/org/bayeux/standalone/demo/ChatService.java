@@ -24,12 +24,16 @@ import org.bayeux.server.BayeuxService;
  *   <li>A client names itself in its handshake: {@code "ext":{"chat":{"name":"Ann"}}}. A re-handshake (after a
  *       server restart, say) carries the name again, so nothing else has to be replayed.</li>
  *   <li>Subscribing to {@code /chat/room/<room>} joins the room; unsubscribing, or the end of the session, leaves
- *       it. After each change the service publishes {@code {"type":"members","room":…,"members":[…]}} on the room's
- *       channel, so a client's own automatic re-subscription brings it back into the member lists.</li>
+ *       it. After each change the service publishes {@code {"type":"members","room":…,"members":[…],"version":n}} on
+ *       the room's channel, so a client's own automatic re-subscription brings it back into the member lists. Two
+ *       changes made at once on two threads may reach a client in either order: {@code version} grows with every
+ *       change, so a client keeps the list of the highest version it has seen (since its handshake: the versions
+ *       of a restarted server start again).</li>
  *   <li>Clients publish {@code {"text":…}} on a room's channel; the service stamps the sender's name
  *       ({@code {"type":"message","room":…,"from":…,"text":…}}), so nobody can speak for someone else, and refuses
  *       messages from unnamed sessions.</li>
- *   <li>Remote call {@code /service/chat/members} with {@code {"room":…}} answers the room's members.</li>
+ *   <li>Remote call {@code /service/chat/members} with {@code {"room":…}} answers the room's members, as
+ *       {@code {"type":"members","room":…,"members":[…],"version":n}}.</li>
  *   <li>Remote call {@code /service/chat/private} with {@code {"to":name,"text":…}} delivers
  *       {@code {"type":"private","from":…,"to":…,"text":…}} on {@code /chat/private} to every session of that name,
  *       and answers {@code {"delivered":n}}.</li>
@@ -46,6 +50,8 @@ public final class ChatService extends BayeuxService {
 
     /** Room name → its members, in joining order. Guarded by itself. */
     private final Map<String, Set<ServerSession>> rooms = new TreeMap<>();
+    /** How many membership changes there have been, in all rooms. Guarded by {@link #rooms}. */
+    private long membersVersion;
 
     /** @param server the server to serve */
     public ChatService(BayeuxServer server) {
@@ -151,18 +157,24 @@ public final class ChatService extends BayeuxService {
 
     private boolean change(String room, ServerSession session, boolean join) {
         synchronized (rooms) {
-            if (join) {
-                return rooms.computeIfAbsent(room, r -> new java.util.LinkedHashSet<>()).add(session);
+            boolean changed = join ? rooms.computeIfAbsent(room, r -> new java.util.LinkedHashSet<>()).add(session)
+                    : leave(room, session);
+            if (changed) {
+                membersVersion++;
             }
-            Set<ServerSession> members = rooms.get(room);
-            if (members == null || !members.remove(session)) {
-                return false;
-            }
-            if (members.isEmpty()) {
-                rooms.remove(room);
-            }
-            return true;
+            return changed;
         }
+    }
+
+    private boolean leave(String room, ServerSession session) {
+        Set<ServerSession> members = rooms.get(room);
+        if (members == null || !members.remove(session)) {
+            return false;
+        }
+        if (members.isEmpty()) {
+            rooms.remove(room);
+        }
+        return true;
     }
 
     private void leaveAll(ServerSession session) {
@@ -181,7 +193,7 @@ public final class ChatService extends BayeuxService {
         }
     }
 
-    // Published outside the lock: delivery may run listeners of other sessions.
+    // Published outside the lock, as delivery may run listeners of other sessions; hence the version.
     private void publishMembers(String room) {
         getServer().createChannelIfAbsent(ROOM_PREFIX + room)
                 .publish(getLocalSession(), membersMessage(room), Promise.noop());
@@ -191,7 +203,10 @@ public final class ChatService extends BayeuxService {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("type", "members");
         data.put("room", room);
-        data.put("members", members(room));
+        synchronized (rooms) {
+            data.put("members", members(room));
+            data.put("version", membersVersion);
+        }
         return data;
     }
 

@@ -1,8 +1,9 @@
 // The demo chat: a page using bayeux-js-client as any application would.
 //
 // Protocol (see ChatService on the server): the name travels in the handshake's ext; subscribing to
-// /chat/room/<room> joins the room, and the service publishes the member list there after every change; private
-// messages go through the /service/chat/private remote call and arrive on /chat/private.
+// /chat/room/<room> joins the room, and the service publishes the member list there after every change, with a
+// version: two lists published at once may arrive in either order, so the page keeps the newest; private messages
+// go through the /service/chat/private remote call and arrive on /chat/private.
 //
 // URL options: ?transports=long-polling (or a comma-separated list) to force transports; ?log=debug.
 
@@ -24,7 +25,7 @@ client.registerExtension('reload', new ReloadExtension());
 
 /** @type {{name: string | null, rooms: string[], current: string | null}} */
 const state = loadState();
-/** room → {subscription, messages: Node[], members: string[], unread: number} */
+/** room → {subscription, messages: Node[], members: string[], membersVersion: number, unread: number} */
 const rooms = new Map();
 
 // --------------------------------------------------------------------------------------------- connection state
@@ -52,6 +53,12 @@ client.addStatusListener((status, previous) => {
 
 client.addListener('/meta/handshake', (reply) => {
   $('session').textContent = client.getClientId() ?? '';
+  if (reply.successful) {
+    // A new session, maybe on a restarted server whose versions start again.
+    for (const entry of rooms.values()) {
+      entry.membersVersion = -1;
+    }
+  }
   if (reply.successful && reply.reestablish) {
     // The server lost our session (a restart): the client has subscribed to our rooms again by itself, which
     // puts us back in their member lists.
@@ -117,7 +124,7 @@ function join(room) {
   if (rooms.has(room)) {
     return;
   }
-  const entry = { subscription: null, messages: [], members: [], unread: 0 };
+  const entry = { subscription: null, messages: [], members: [], membersVersion: -1, unread: 0 };
   rooms.set(room, entry);
   entry.subscription = client.subscribe(`/chat/room/${room}`, (message) => onRoomMessage(room, message));
   entry.subscription.ready.then(async (reply) => {
@@ -128,7 +135,7 @@ function join(room) {
     // After a reload the session is already in the room, so no member update comes by itself: ask.
     const answer = await client.remoteCall('chat/members', { room });
     if (answer.successful) {
-      setMembers(room, answer.data.members);
+      setMembers(room, answer.data);
     }
   });
   if (!state.rooms.includes(room)) {
@@ -213,7 +220,7 @@ function renderRooms() {
 function onRoomMessage(room, message) {
   const data = message.data ?? {};
   if (data.type === 'members') {
-    setMembers(room, data.members);
+    setMembers(room, data);
   } else if (data.type === 'message') {
     addLine(room, line('message', data.from, data.text));
   }
@@ -296,10 +303,12 @@ function scrollToEnd() {
 
 // ------------------------------------------------------------------------------------------------------ members
 
-function setMembers(room, members) {
+/** @param {{members: string[], version: number}} update a member list and its version */
+function setMembers(room, { members, version }) {
   const entry = rooms.get(room);
-  if (entry && Array.isArray(members)) {
+  if (entry && Array.isArray(members) && Number.isInteger(version) && version >= entry.membersVersion) {
     entry.members = members;
+    entry.membersVersion = version;
     if (room === state.current) {
       renderMembers();
     }

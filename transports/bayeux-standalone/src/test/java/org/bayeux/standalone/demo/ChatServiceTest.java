@@ -55,17 +55,18 @@ class ChatServiceTest {
     void membersOfARoomAreThoseSubscribedWithANameAndEveryoneHearsOfChanges() throws Exception {
         LocalSession ann = named("Ann");
         BlockingQueue<Message> annInbox = join(ann, "lobby");
-        assertThat(next(annInbox)).containsEntry("type", "members").containsEntry("members", List.of("Ann"));
+        assertThat(next(annInbox)).containsEntry("type", "members").containsEntry("members", List.of("Ann"))
+                .containsEntry("version", 1L);
         LocalSession bob = named("Bob");
         BlockingQueue<Message> bobInbox = join(bob, "lobby");
-        assertThat(next(bobInbox)).containsEntry("members", List.of("Ann", "Bob"));
-        assertThat(next(annInbox)).containsEntry("members", List.of("Ann", "Bob"));
+        assertThat(next(bobInbox)).containsEntry("members", List.of("Ann", "Bob")).containsEntry("version", 2L);
+        assertThat(next(annInbox)).containsEntry("members", List.of("Ann", "Bob")).containsEntry("version", 2L);
         assertThat(chat.members("lobby")).containsExactly("Ann", "Bob");
         assertThat(call(ann, "/service/chat/members", Map.of("room", "lobby")))
-                .containsEntry("members", List.of("Ann", "Bob"));
+                .containsEntry("members", List.of("Ann", "Bob")).containsEntry("version", 2L);
 
         bob.disconnect();
-        assertThat(next(annInbox)).containsEntry("members", List.of("Ann"));
+        assertThat(next(annInbox)).containsEntry("members", List.of("Ann")).containsEntry("version", 3L);
         ann.getChannel("/chat/room/lobby").unsubscribe();
         assertThat(chat.members("lobby")).isEmpty();
     }
