@@ -19,8 +19,8 @@ public interface SocketPeer {
 
     /**
      * Starts sending one text message given as UTF-8 bytes, as the engine encodes it. The default decodes it for
-     * {@link #sendText(String, Consumer)}, which both adapters use: sending the bytes as they are through Jetty's
-     * core API was tried and withdrawn (see {@code docs/benchmarks.md}).
+     * {@link #sendText(String, Consumer)}, for APIs that take only strings (Jakarta WebSocket); Jetty's core API
+     * sends the bytes as they are.
      *
      * @param utf8 the whole message, UTF-8 encoded; not changed by the caller afterwards
      * @param done as for {@link #sendText(String, Consumer)}

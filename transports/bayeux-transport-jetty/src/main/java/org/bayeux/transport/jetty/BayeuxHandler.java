@@ -57,15 +57,17 @@ public final class BayeuxHandler extends Handler.Abstract {
         if (webSocket != null) {
             Server server = getServer();
             ContextHandler context = server.getContainer(this, ContextHandler.class);
-            // Jetty also manages the container from the context; managing it here too ties it to this handler:
-            // started by super.doStart() (if not already), stopped, closing every socket, before the engine stops.
-            addManaged(webSocket.container(server, context));
+            webSocket.start(server, context);
         }
         super.doStart();
     }
 
     @Override
     protected void doStop() throws Exception {
+        if (webSocket != null) {
+            // Before the engine stops: the sessions the sockets carried see their carrier end.
+            webSocket.stop();
+        }
         super.doStop();
         engine.stop();
     }

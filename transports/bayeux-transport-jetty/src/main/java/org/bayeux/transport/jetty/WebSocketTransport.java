@@ -2,7 +2,11 @@ package org.bayeux.transport.jetty;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import org.bayeux.server.BayeuxServerImpl;
@@ -18,18 +22,23 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Decorator;
 import org.eclipse.jetty.websocket.core.WebSocketComponents;
 import org.eclipse.jetty.websocket.core.server.WebSocketServerComponents;
-import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
+import org.eclipse.jetty.websocket.core.Configuration;
+import org.eclipse.jetty.websocket.core.FrameHandler;
+import org.eclipse.jetty.websocket.core.server.Handshaker;
+import org.eclipse.jetty.websocket.core.server.ServerUpgradeRequest;
+import org.eclipse.jetty.websocket.core.server.ServerUpgradeResponse;
+import org.eclipse.jetty.websocket.core.server.WebSocketNegotiator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The {@code websocket} transport on Jetty 12's core WebSocket server: it accepts upgrades on the endpoint's path
  * and every path below it, refuses origins that are neither the page's own nor allowed, and gives each connection a
- * {@link JettySocketListener} over a {@link org.bayeux.transport.websocket.SocketCarrier}, which holds the protocol
- * logic shared with the Jakarta WebSocket endpoint.
+ * {@link JettySocket} over a {@link org.bayeux.transport.websocket.SocketCarrier}, which holds the protocol logic
+ * shared with the Jakarta WebSocket endpoint.
  *
  * <p>Limits come from the engine and transport configuration: the largest incoming message (and frame) is the
- * engine's {@code maxMessageSizeBytes}, beyond which Jetty closes with 1009; the idle timeout is
+ * engine's {@code maxMessageSizeBytes}, beyond which the socket closes with 1009; the idle timeout is
  * {@code wsIdleTimeout}; outgoing pushes are grouped into frames of at most {@code wsMaxOutgoingFrameBytes}.
  * {@code permessage-deflate} is negotiated when the client offers it; messages under {@code wsDeflateMinSizeBytes}
  * go out uncompressed ({@link MinimumSizeDeflateExtension}). Inflated input counts against the message size
@@ -40,36 +49,41 @@ final class WebSocketTransport {
     static final String NAME = SocketTransport.NAME;
 
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketTransport.class);
+    /** Close code for a server going down. */
+    private static final int GOING_AWAY = 1001;
 
     private final SocketTransport sockets;
-    private volatile ServerWebSocketContainer container;
+    private final Set<JettySocket> open = ConcurrentHashMap.newKeySet();
+    private final Handshaker handshaker = Handshaker.newInstance();
+    private volatile WebSocketComponents components;
+    private volatile Executor executor;
+    private volatile Duration idleTimeout;
 
     WebSocketTransport(BayeuxServerImpl engine, TransportConfig config) {
         this.sockets = new SocketTransport(engine, config, this::execute);
     }
 
     /**
-     * Creates and configures Jetty's WebSocket container, once; the caller manages its life cycle.
+     * Readies Jetty's WebSocket components of the server (or context) for this endpoint.
      *
      * @param server the Jetty server
      * @param context the context the endpoint is mounted in, or null
-     * @return the container
      */
-    ServerWebSocketContainer container(Server server, ContextHandler context) {
-        ServerWebSocketContainer current = container;
-        if (current == null) {
-            current = ServerWebSocketContainer.ensure(server, context);
-            long maxMessage = sockets.maxIncomingMessageBytes();
-            current.setMaxTextMessageSize(maxMessage);
-            current.setMaxBinaryMessageSize(maxMessage);
-            // Browsers send a message as one frame: a frame may be as large as a message.
-            current.setMaxFrameSize(maxMessage);
-            current.setIdleTimeout(sockets.idleTimeout());
-            useMinimumSizeDeflate(context == null ? WebSocketServerComponents.ensureWebSocketComponents(server)
-                    : WebSocketServerComponents.ensureWebSocketComponents(server, context));
-            container = current;
+    void start(Server server, ContextHandler context) {
+        WebSocketComponents current = context == null ? WebSocketServerComponents.ensureWebSocketComponents(server)
+                : WebSocketServerComponents.ensureWebSocketComponents(server, context);
+        useMinimumSizeDeflate(current);
+        executor = server.getThreadPool();
+        idleTimeout = sockets.idleTimeout();
+        components = current;
+    }
+
+    /** Closes every open socket with 1001 (going away); the sessions they carried then start to expire. */
+    void stop() {
+        components = null;
+        for (JettySocket socket : List.copyOf(open)) {
+            socket.close(GOING_AWAY, "server stopping");
         }
-        return current;
     }
 
     /**
@@ -103,14 +117,13 @@ final class WebSocketTransport {
 
     /** Runs a task on Jetty's thread pool; during shutdown the task may be dropped. */
     private void execute(Runnable task) {
-        ServerWebSocketContainer current = container;
-        Executor executor = current == null ? null : current.getExecutor();
-        if (executor == null) {
+        Executor current = executor;
+        if (current == null) {
             LOG.debug("No executor; dropping {}", task);
             return;
         }
         // A refusal while stopping is logged by SocketTransport.
-        executor.execute(task);
+        current.execute(task);
     }
 
     /**
@@ -119,7 +132,7 @@ final class WebSocketTransport {
      * @return true if the request was handled (upgraded or refused), false if it is not an upgrade request
      */
     boolean handle(Request request, Response response, Callback callback) {
-        ServerWebSocketContainer current = container;
+        WebSocketComponents current = components;
         if (current == null || !isUpgradeRequest(request)) {
             return false;
         }
@@ -133,15 +146,31 @@ final class WebSocketTransport {
             return true;
         }
         try {
-            return current.upgrade((upgradeRequest, upgradeResponse, upgradeCallback) ->
-                    new JettySocketListener(sockets.newCarrier()),
-                    request, response, callback);
+            return handshaker.upgradeRequest(negotiator, request, response, callback, current, null);
         } catch (RuntimeException failure) {
             LOG.debug("WebSocket upgrade failed", failure);
             Response.writeError(request, response, callback, failure);
             return true;
         }
     }
+
+    /** Creates a socket per upgrade and sets the limits of its connection. */
+    private final WebSocketNegotiator negotiator = new WebSocketNegotiator() {
+        @Override
+        public FrameHandler negotiate(ServerUpgradeRequest request, ServerUpgradeResponse response,
+                Callback callback) {
+            return new JettySocket(sockets.newCarrier(), sockets.maxIncomingMessageBytes(), open);
+        }
+
+        @Override
+        public void customize(Configuration configuration) {
+            // Browsers send a message as one frame: a frame may be as large as a message.
+            configuration.setMaxFrameSize(sockets.maxIncomingMessageBytes());
+            configuration.setMaxTextMessageSize(sockets.maxIncomingMessageBytes());
+            configuration.setMaxBinaryMessageSize(sockets.maxIncomingMessageBytes());
+            configuration.setIdleTimeout(idleTimeout);
+        }
+    };
 
     /** HTTP/1.1 {@code GET} with {@code Upgrade: websocket}, or an HTTP/2 or HTTP/3 extended {@code CONNECT}. */
     private static boolean isUpgradeRequest(Request request) {

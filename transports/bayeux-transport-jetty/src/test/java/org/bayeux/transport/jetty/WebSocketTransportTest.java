@@ -25,13 +25,11 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.transport.http.TransportConfig;
 import org.eclipse.jetty.client.ContentResponse;
-import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.websocket.api.ExtensionConfig;
 import org.eclipse.jetty.websocket.api.StatusCode;
 import org.eclipse.jetty.websocket.api.exceptions.UpgradeException;
 import org.eclipse.jetty.websocket.client.ClientUpgradeRequest;
 import org.eclipse.jetty.websocket.client.WebSocketClient;
-import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -519,12 +517,9 @@ class WebSocketTransportTest {
 
         sockets.forEach(WsClient::drop);
 
-        ServerWebSocketContainer container = ServerWebSocketContainer.get(
-                server.server.getDescendant(ContextHandler.class).getContext());
         await().untilAsserted(() -> {
             assertThat(server.engine.getSessions()).isEmpty();
             assertThat(handler().getWebSocketCount()).isZero();
-            assertThat(container.getOpenSessions()).isEmpty();
             assertThat(server.connector.getConnectedEndPoints()).isEmpty();
         });
     }
