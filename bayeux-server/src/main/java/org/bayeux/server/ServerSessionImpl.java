@@ -45,6 +45,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     private ArrayDeque<ServerMessage> queue;
     private HeldConnect held;
     private long holdCycle;
+    private final HoldTimer holdTimer;
     private int batchDepth;
     private boolean connectedOnce;
     private ScheduledFuture<?> lazyTask;
@@ -59,6 +60,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         this.server = server;
         this.id = id;
         this.localSession = localSession;
+        this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
 
@@ -308,7 +310,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
             completing = held;
             held = null;
-            completing.cancelTimeout();
+            holdTimer.disarm();
             messages = drain(completing.reply, completing.carrier.maxResponseBytes());
         }
         completeConnect(completing, messages);
@@ -391,7 +393,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             superseded = held;
             held = null;
             if (superseded != null) {
-                superseded.cancelTimeout();
+                holdTimer.disarm();
             }
             boolean first = !connectedOnce;
             connectedOnce = true;
@@ -411,9 +413,7 @@ final class ServerSessionImpl extends SessionCallbacks {
                 HeldConnect connect = new HeldConnect(++holdCycle, reply, via);
                 held = connect;
                 expiresAtNanos = Long.MAX_VALUE;
-                long cycle = connect.cycle;
-                connect.timeoutTask = server.scheduler().schedule(() -> holdTimedOut(cycle), holdMillis,
-                        TimeUnit.MILLISECONDS);
+                holdTimer.arm(connect.cycle, TimeUnit.MILLISECONDS.toNanos(holdMillis));
                 outcome = ConnectOutcome.HELD;
             } else {
                 outcome = new ConnectOutcome(drain(reply, via.maxResponseBytes()));
@@ -464,7 +464,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             if (held != null && held.carrier == failed) {
                 dropped = held;
                 held = null;
-                dropped.cancelTimeout();
+                holdTimer.disarm();
                 expiresAtNanos = System.nanoTime() + expiryDelayNanos(false);
             }
             if (carrier == failed) {
@@ -526,9 +526,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             state = endState;
             releasing = held;
             held = null;
-            if (releasing != null) {
-                releasing.cancelTimeout();
-            }
+            holdTimer.stop();
             if (queue != null) {
                 queue.clear();
             }
