@@ -16,5 +16,4 @@ final class HeldConnect {
         this.reply = reply;
         this.carrier = carrier;
     }
-
 }
