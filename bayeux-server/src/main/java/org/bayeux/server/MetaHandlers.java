@@ -110,7 +110,6 @@ final class MetaHandlers {
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
         }
         reply.setSuccessful(true);
-        reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
         ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
         if (outcome == null) {
             return CompletableFuture.completedFuture(Outcome.reply(null, noSession(request)));

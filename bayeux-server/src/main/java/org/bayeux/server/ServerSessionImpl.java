@@ -48,6 +48,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final HoldTimer holdTimer;
     private int batchDepth;
     private boolean connectedOnce;
+    private final ConnectAdvice advised = new ConnectAdvice();
     private ScheduledFuture<?> lazyTask;
     /** The queue holds a message that must not wait: a non-lazy one, or lazy ones whose timeout has passed. */
     private boolean due;
@@ -375,7 +376,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     /**
      * Handles a connect: supersedes a held one, then holds this one or answers it now.
      *
-     * @param reply the reply, advice filled in
+     * @param reply the reply; the advice is added when the client needs it ({@link ConnectAdvice})
      * @param requestedTimeoutMillis the client's {@code advice.timeout} for this connect, or -1
      * @param alone whether the connect is the only message of its batch
      * @param via the carrier it arrived on
@@ -406,8 +407,9 @@ final class ServerSessionImpl extends SessionCallbacks {
             Map<String, Object> refusal = null;
             boolean hold = alone && !first && holdMillis > 0 && nothingDue && via.canHoldConnect()
                     && (refusal = via.refuseHold(this)) == null;
-            if (refusal != null) {
-                reply.getAdvice(true).putAll(refusal);
+            Map<String, Object> advice = advised.forReply(this, requestedTimeoutMillis >= 0, refusal);
+            if (advice != null) {
+                reply.put(Message.ADVICE_FIELD, advice);
             }
             if (hold) {
                 HeldConnect connect = new HeldConnect(++holdCycle, reply, via);
@@ -543,7 +545,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         }
         if (releasing != null) {
             releasing.carrier.holdEnded(this);
-            releasing.reply.getAdvice(true).put(Message.RECONNECT_FIELD, Message.RECONNECT_NONE);
+            releasing.reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
             server.sendReply(this, releasing.reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.pushesWhileHeld()) {
             last.send(first);

@@ -66,6 +66,29 @@ class ConnectTest {
         assertThat(elapsedMs).isBetween(TIMEOUT_MS - 50, TIMEOUT_MS + 500);
     }
 
+    /** Clients keep the advice they were given: a connect reply repeats it only when it changed. */
+    @Test
+    void connectRepliesCarryTheAdviceOnlyWhenItChangedOrWasAskedFor() throws Exception {
+        TestClient client = connected();
+        client.subscribe("/chat/a");
+
+        CompletableFuture<TestResponse> held = client.connect();
+        client.publish("/chat/a", "1");
+        Map<String, Object> released = held.get(5, TimeUnit.SECONDS).single("/meta/connect");
+        assertThat(released).containsEntry("successful", true).doesNotContainKey("advice");
+
+        engine.server().getSession(client.clientId()).setInterval(Duration.ofMillis(250));
+        held = client.connect();
+        client.publish("/chat/a", "2");
+        assertThat(held.get(5, TimeUnit.SECONDS).single("/meta/connect").get("advice")).isEqualTo(Map.of(
+                "reconnect", "retry", "interval", 250L, "timeout", TIMEOUT_MS, "maxInterval", MAX_INTERVAL_MS));
+
+        Map<String, Object> asked = client.call("[" + client.connectMessage(",\"advice\":{\"timeout\":0}") + "]")
+                .single("/meta/connect");
+        assertThat(asked.get("advice")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsEntry("timeout", TIMEOUT_MS).containsEntry("interval", 250L);
+    }
+
     @Test
     void c22ConnectWithUnknownClientIdAdvisesHandshake() {
         TestClient client = engine.newClient();

@@ -43,7 +43,10 @@ public final class Cors {
             exchange.addHeader("Access-Control-Allow-Origin", origin);
             exchange.addHeader("Access-Control-Allow-Credentials", "true");
         }
-        exchange.addHeader("Vary", "Origin");
+        if (!allowedOrigins.isEmpty()) {
+            // Without an allow-list no response has CORS headers, so none varies with the origin.
+            exchange.addHeader("Vary", "Origin");
+        }
     }
 
     /**
