@@ -1,7 +1,5 @@
 package org.bayeux.client;
 
-import java.net.CookieManager;
-import java.net.CookiePolicy;
 import java.net.CookieStore;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -17,6 +15,7 @@ import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
+import org.bayeux.client.transport.ClientCookies;
 import org.bayeux.client.transport.TransportContext;
 
 /**
@@ -85,7 +84,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     private final BayeuxClientConfig config;
     private final ClientResources resources;
     private final boolean ownsResources;
-    private final CookieManager cookies = new CookieManager(null, CookiePolicy.ACCEPT_ALL);
+    private final ClientCookies cookies = new ClientCookies();
     private final Map<String, String> requestHeaders;
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
@@ -364,7 +363,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
      *         to it to send cookies of your own
      */
     public CookieStore getCookieStore() {
-        return cookies.getCookieStore();
+        return cookies.store();
     }
 
     /** @return the headers of a request made now */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
@@ -19,6 +20,8 @@ final class ChannelTable {
 
     private final BayeuxClient client;
     private final Map<String, ClientChannel> channels = new ConcurrentHashMap<>();
+    /** Counts the handles made: the wildcard handles a channel keeps for dispatch are good while it is unchanged. */
+    private final AtomicInteger generation = new AtomicInteger();
 
     ChannelTable(BayeuxClient client) {
         this.client = client;
@@ -35,7 +38,14 @@ final class ChannelTable {
             return channel;
         }
         ChannelId id = ChannelId.of(name);
-        return channels.computeIfAbsent(id.name(), n -> new ClientChannel(client, id));
+        ClientChannel made = new ClientChannel(client, id);
+        ClientChannel existing = channels.putIfAbsent(id.name(), made);
+        if (existing != null) {
+            return existing;
+        }
+        // After the handle is in the table: a dispatch that reads the new generation also sees the handle.
+        generation.incrementAndGet();
+        return made;
     }
 
     /**
@@ -55,22 +65,45 @@ final class ChannelTable {
     void dispatch(Message delivery) {
         String name = delivery.getChannel();
         ClientChannel exact = name == null ? null : channels.get(name);
-        ChannelId id;
         if (exact != null) {
-            // Parsed when the handle was made, with its wildcard names computed once.
-            id = exact.getChannelId();
-        } else {
-            try {
-                id = ChannelId.of(name);
-            } catch (IllegalArgumentException invalid) {
-                LOG.debug("Ignoring a delivery on an invalid channel: {}", delivery);
-                return;
+            notify(exact, delivery);
+            for (ClientChannel wildcard : wildcardHandlesOf(exact)) {
+                notify(wildcard, delivery);
             }
+            return;
         }
-        notify(exact, delivery);
+        ChannelId id;
+        try {
+            id = ChannelId.of(name);
+        } catch (IllegalArgumentException invalid) {
+            LOG.debug("Ignoring a delivery on an invalid channel: {}", delivery);
+            return;
+        }
         for (String wildcard : id.wildcardNames()) {
             notify(channels.get(wildcard), delivery);
         }
+    }
+
+    /**
+     * @return the handles of the wildcards matching a channel, nearest first, kept on the channel until a handle is
+     *         made: a delivery then costs one table lookup instead of one per wildcard
+     */
+    private ClientChannel[] wildcardHandlesOf(ClientChannel channel) {
+        int current = generation.get();
+        ClientChannel.WildcardHandles kept = channel.wildcardHandles;
+        if (kept != null && kept.generation() == current) {
+            return kept.handles();
+        }
+        List<ClientChannel> handles = new ArrayList<>(4);
+        for (String wildcard : channel.getChannelId().wildcardNames()) {
+            ClientChannel handle = channels.get(wildcard);
+            if (handle != null) {
+                handles.add(handle);
+            }
+        }
+        ClientChannel[] found = handles.toArray(new ClientChannel[0]);
+        channel.wildcardHandles = new ClientChannel.WildcardHandles(current, found);
+        return found;
     }
 
     private static void notify(ClientChannel channel, Message delivery) {

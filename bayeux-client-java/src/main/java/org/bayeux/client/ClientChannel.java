@@ -17,6 +17,8 @@ final class ClientChannel implements BayeuxClientChannel {
     private final ChannelId id;
     private final List<MessageListener> listeners = new CopyOnWriteArrayList<>();
     private final List<MessageListener> subscribers = new CopyOnWriteArrayList<>();
+    /** Kept by {@link ChannelTable} for dispatch; null until the first delivery. */
+    volatile WildcardHandles wildcardHandles;
 
     ClientChannel(BayeuxClient client, ChannelId id) {
         this.client = client;
@@ -165,5 +167,9 @@ final class ClientChannel implements BayeuxClientChannel {
     @Override
     public String toString() {
         return "ClientChannel[" + id + "]";
+    }
+
+    /** The handles of the wildcards matching a channel, as of a generation of the channel table. */
+    record WildcardHandles(int generation, ClientChannel[] handles) {
     }
 }

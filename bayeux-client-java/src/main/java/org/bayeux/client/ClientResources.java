@@ -12,6 +12,7 @@ import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.json.JsonCodecProvider;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.RandomConnectionPool;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -63,6 +64,11 @@ public final class ClientResources implements AutoCloseable {
         httpClient.getHttpClientTransport().setConnectionPoolFactory(
                 destination -> new RandomConnectionPool(destination, maxConnections, 1));
         httpClient.setMaxRequestsQueuedPerDestination(builder.maxConnectionsPerServer);
+        if (httpClient.getHttpClientTransport() instanceof HttpClientTransportOverHTTP http1) {
+            // Jetty's per-connection cache of response header lines costs about 100 KB of heap per connection, and
+            // looking lines up in it cost more than parsing the few headers a Bayeux server answers with.
+            http1.setHeaderCacheSize(0);
+        }
         httpClient.setConnectTimeout(builder.connectTimeout.toMillis());
         httpClient.setIdleTimeout(builder.idleTimeout.toMillis());
         httpClient.getClientConnector().setSelectors(builder.selectors);

@@ -1,7 +1,5 @@
 package org.bayeux.client.transport;
 
-import java.io.IOException;
-import java.net.CookieManager;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -9,20 +7,16 @@ import java.util.function.Supplier;
 
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.client.ClientResources;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What a transport of one client works with: the server's URL, the shared resources, the codec, the client's own
  * cookies and headers, the size limit of what it reads, and the listener it reports to.
  */
 public final class TransportContext {
-    private static final Logger LOG = LoggerFactory.getLogger(TransportContext.class);
-
     private final URI url;
     private final ClientResources resources;
     private final JsonCodec codec;
-    private final CookieManager cookies;
+    private final ClientCookies cookies;
     private final Supplier<Map<String, String>> headers;
     private final int maxIncomingMessageBytes;
     private final TransportListener listener;
@@ -36,7 +30,7 @@ public final class TransportContext {
      * @param maxIncomingMessageBytes the largest response or WebSocket message to read
      * @param listener where received messages and failures go
      */
-    public TransportContext(URI url, ClientResources resources, JsonCodec codec, CookieManager cookies,
+    public TransportContext(URI url, ClientResources resources, JsonCodec codec, ClientCookies cookies,
             Supplier<Map<String, String>> headers, int maxIncomingMessageBytes, TransportListener listener) {
         this.url = url;
         this.resources = resources;
@@ -79,13 +73,7 @@ public final class TransportContext {
 
     /** @return the value of a {@code Cookie} header for the server, or null if the client has no cookie for it */
     public String cookieHeader() {
-        try {
-            List<String> values = cookies.get(url, Map.of()).get("Cookie");
-            return values == null || values.isEmpty() ? null : String.join("; ", values);
-        } catch (IOException | IllegalArgumentException unreadable) {
-            LOG.debug("Cannot read the cookies for {}", url, unreadable);
-            return null;
-        }
+        return cookies.header(url);
     }
 
     /**
@@ -94,13 +82,6 @@ public final class TransportContext {
      * @param setCookieValues the values of the response's {@code Set-Cookie} headers
      */
     public void storeCookies(List<String> setCookieValues) {
-        if (setCookieValues == null || setCookieValues.isEmpty()) {
-            return;
-        }
-        try {
-            cookies.put(url, Map.of("Set-Cookie", setCookieValues));
-        } catch (IOException | IllegalArgumentException unparsable) {
-            LOG.debug("Cannot keep the cookies {} of {}", setCookieValues, url, unparsable);
-        }
+        cookies.keep(url, setCookieValues);
     }
 }
