@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.reference.cometd.CometDReferenceServer;
+import org.cometd.bayeux.Channel;
 import org.cometd.bayeux.Promise;
 import org.cometd.bayeux.server.BayeuxServer;
 import org.cometd.bayeux.server.LocalSession;
@@ -20,6 +21,7 @@ public final class CometDLoadServer {
     private final BayeuxServer bayeux;
     private final LocalSession sender;
     private final LongAdder publishes = new LongAdder();
+    private final LongAdder connects = new LongAdder();
 
     /**
      * Installs the statistics service on a CometD server.
@@ -46,6 +48,15 @@ public final class CometDLoadServer {
                         return true;
                     }
                 });
+        bayeux.addExtension(new BayeuxServer.Extension() {
+            @Override
+            public boolean rcvMeta(ServerSession from, ServerMessage.Mutable message) {
+                if (Channel.META_CONNECT.equals(message.getChannel())) {
+                    connects.increment();
+                }
+                return true;
+            }
+        });
     }
 
     private void answer(ServerSession requester, ServerMessage request) {
@@ -66,6 +77,7 @@ public final class CometDLoadServer {
         stats.put("sessions", sessions); // remote clients only
         stats.put("queuedMessages", queued);
         stats.put("publishesReceived", publishes.sum());
+        stats.put("connectsReceived", connects.sum());
         ServerMessage.Mutable answer = bayeux.newMessage();
         answer.setChannel(request.getChannel());
         answer.setId(request.getId());

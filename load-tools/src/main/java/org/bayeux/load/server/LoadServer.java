@@ -3,6 +3,8 @@ package org.bayeux.load.server;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.bayeux.api.server.ServerExtension;
+import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.BayeuxService;
@@ -11,7 +13,7 @@ import org.bayeux.standalone.StandaloneServer;
 /**
  * {@code bin/bayeux load-server}: the standalone server plus the statistics service the load client asks at the end
  * of a run, {@value #STATS_SERVICE}: process CPU, GC, heap (after a full GC when asked), sessions, queued messages,
- * publishes received. Takes the standalone server's options ({@code --port}, {@code --host}, {@code --set}).
+ * publishes and {@code /meta/connect} messages received. Takes the standalone server's options ({@code --port}, {@code --host}, {@code --set}).
  */
 public final class LoadServer extends BayeuxService {
     /** The statistics service. */
@@ -19,6 +21,7 @@ public final class LoadServer extends BayeuxService {
 
     private final BayeuxServerImpl engine;
     private final LongAdder publishes = new LongAdder();
+    private final LongAdder connects = new LongAdder();
 
     /**
      * Installs the statistics service on an engine.
@@ -35,6 +38,15 @@ public final class LoadServer extends BayeuxService {
                     publishes.increment();
                     return true;
                 });
+        engine.addExtension(new ServerExtension() {
+            @Override
+            public boolean rcvMeta(ServerSession session, ServerMessage.Mutable message) {
+                if ("/meta/connect".equals(message.getChannel())) {
+                    connects.increment();
+                }
+                return true;
+            }
+        });
     }
 
     Map<String, Object> stats(boolean fullGc) {
@@ -52,6 +64,7 @@ public final class LoadServer extends BayeuxService {
         stats.put("sessions", sessions); // remote clients only
         stats.put("queuedMessages", queued);
         stats.put("publishesReceived", publishes.sum());
+        stats.put("connectsReceived", connects.sum());
         return stats;
     }
 
