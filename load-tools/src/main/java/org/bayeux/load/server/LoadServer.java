@@ -13,7 +13,8 @@ import org.bayeux.standalone.StandaloneServer;
 /**
  * {@code bin/bayeux load-server}: the standalone server plus the statistics service the load client asks at the end
  * of a run, {@value #STATS_SERVICE}: process CPU, GC, heap (after a full GC when asked), sessions, queued messages,
- * publishes and {@code /meta/connect} messages received. Takes the standalone server's options ({@code --port}, {@code --host}, {@code --set}).
+ * publishes and {@code /meta/connect} messages received. Takes the standalone server's options ({@code --port},
+ * {@code --host}, {@code --set}).
  */
 public final class LoadServer extends BayeuxService {
     /** The statistics service. */
