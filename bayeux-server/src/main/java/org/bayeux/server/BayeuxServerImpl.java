@@ -1,6 +1,5 @@
 package org.bayeux.server;
 
-import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -191,18 +190,27 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * @return the UTF-8 JSON array
      */
     public byte[] toJson(List<? extends ServerMessage> messages) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256 * Math.max(1, messages.size()));
-        out.write('[');
-        boolean first = true;
-        for (ServerMessage message : messages) {
-            if (!first) {
-                out.write(',');
-            }
-            first = false;
-            out.writeBytes(((ServerMessageImpl) message).toJsonBytes(codec));
+        // One array of the exact size: a response is built for every delivery, and growing a buffer and copying it
+        // out was the largest allocation of a long-polling server.
+        int count = messages.size();
+        byte[][] parts = new byte[count][];
+        int length = count == 0 ? 2 : count + 1;
+        for (int i = 0; i < count; i++) {
+            parts[i] = ((ServerMessageImpl) messages.get(i)).toJsonBytes(codec);
+            length += parts[i].length;
         }
-        out.write(']');
-        return out.toByteArray();
+        byte[] json = new byte[length];
+        json[0] = '[';
+        int at = 1;
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                json[at++] = ',';
+            }
+            System.arraycopy(parts[i], 0, json, at, parts[i].length);
+            at += parts[i].length;
+        }
+        json[at] = ']';
+        return json;
     }
 
     /**

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.core.util.BufferRecycler;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 
 import org.bayeux.api.json.JsonCodec;
@@ -141,13 +142,22 @@ public final class JacksonJsonCodec implements JsonCodec {
 
     @Override
     public byte[] toJsonBytes(Object value) {
-        ByteArrayBuilder bytes = new ByteArrayBuilder();
-        try (JsonGenerator generator = factory.createGenerator(bytes, JsonEncoding.UTF8)) {
-            writer.write(generator, value);
+        // The builder's first segment comes from Jackson's buffer recycler, so encoding a small message allocates
+        // little more than its result.
+        BufferRecycler recycler = factory._getBufferRecycler();
+        try {
+            ByteArrayBuilder bytes = new ByteArrayBuilder(recycler);
+            try (JsonGenerator generator = factory.createGenerator(bytes, JsonEncoding.UTF8)) {
+                writer.write(generator, value);
+            }
+            byte[] json = bytes.toByteArray();
+            bytes.release();
+            return json;
         } catch (IOException e) {
             throw cannotEncode(e);
+        } finally {
+            recycler.releaseToPool();
         }
-        return bytes.toByteArray();
     }
 
     private static MalformedJsonException notJson(JsonProcessingException e) {
