@@ -18,7 +18,7 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.eclipse.jetty.util.thread.Scheduler;
-import org.eclipse.jetty.websocket.client.WebSocketClient;
+import org.eclipse.jetty.websocket.core.client.WebSocketCoreClient;
 
 /**
  * What clients need to run and can share: Jetty's HTTP client (its connection pools, selectors and TLS set-up), the
@@ -43,7 +43,8 @@ public final class ClientResources implements AutoCloseable {
     private final QueuedThreadPool threads;
     private final Scheduler scheduler;
     private final HttpClient httpClient;
-    private final WebSocketClient webSocketClient;
+    private final WebSocketCoreClient webSocketClient;
+    private final Duration idleTimeout;
     private final Map<String, JsonCodec> codecs = new ConcurrentHashMap<>();
 
     private ClientResources(Builder builder) {
@@ -78,12 +79,12 @@ public final class ClientResources implements AutoCloseable {
         if (builder.sslContextFactory != null) {
             httpClient.setSslContextFactory(builder.sslContextFactory);
         }
-        webSocketClient = new WebSocketClient(httpClient);
-        webSocketClient.setIdleTimeout(builder.idleTimeout);
-        webSocketClient.setMaxTextMessageSize(Integer.MAX_VALUE);
-        webSocketClient.setConnectTimeout(builder.connectTimeout.toMillis());
+        idleTimeout = builder.idleTimeout;
+        // Jetty's core WebSocket client, not its endpoint API: see ClientSocket for why.
+        webSocketClient = new WebSocketCoreClient(httpClient, null);
         try {
-            // The thread pool and the scheduler are the HTTP client's beans: they start and stop with it.
+            // The thread pool and the scheduler are the HTTP client's beans: they start and stop with it. The
+            // WebSocket client takes the started HTTP client's buffers and threads.
             httpClient.start();
             webSocketClient.start();
         } catch (Exception failure) {
@@ -102,9 +103,14 @@ public final class ClientResources implements AutoCloseable {
         return httpClient;
     }
 
-    /** @return the WebSocket client, started, on {@link #httpClient()} */
-    public WebSocketClient webSocketClient() {
+    /** @return Jetty's core WebSocket client, started, on {@link #httpClient()} */
+    public WebSocketCoreClient webSocketClient() {
         return webSocketClient;
+    }
+
+    /** @return how long a connection, HTTP or WebSocket, may stay silent before it is closed */
+    public Duration idleTimeout() {
+        return idleTimeout;
     }
 
     /** @return the scheduler that runs every client's timers; tasks on it must be short */

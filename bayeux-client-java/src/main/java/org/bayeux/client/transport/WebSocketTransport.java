@@ -17,11 +17,11 @@ import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.util.thread.Scheduler;
-import org.eclipse.jetty.websocket.api.Callback;
-import org.eclipse.jetty.websocket.api.Session;
-import org.eclipse.jetty.websocket.api.StatusCode;
-import org.eclipse.jetty.websocket.client.ClientUpgradeRequest;
-import org.eclipse.jetty.websocket.client.JettyUpgradeListener;
+import org.eclipse.jetty.websocket.core.Configuration;
+import org.eclipse.jetty.websocket.core.client.CoreClientUpgradeRequest;
+import org.eclipse.jetty.websocket.core.client.UpgradeListener;
+import org.eclipse.jetty.websocket.core.client.WebSocketCoreClient;
+import org.eclipse.jetty.websocket.core.exception.UpgradeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,10 +39,10 @@ public final class WebSocketTransport implements ClientTransport {
     /** Messages sent and not yet answered, by id. */
     private final Map<String, Awaiting> awaiting = new ConcurrentHashMap<>();
     private final Object lock = new Object();
-    /** The open socket's endpoint, or null; guarded by {@link #lock}. */
-    private Endpoint open;
-    /** The endpoint of the socket being opened, or null; guarded by {@link #lock}. */
-    private Endpoint opening;
+    /** The open socket, or null; guarded by {@link #lock}. */
+    private ClientSocket open;
+    /** The socket being opened, or null; guarded by {@link #lock}. */
+    private ClientSocket opening;
     /** Frames sent while the socket was opening; guarded by {@link #lock}. */
     private List<String> framesWaitingForOpen = new ArrayList<>();
     private volatile boolean everOpened;
@@ -81,13 +81,13 @@ public final class WebSocketTransport implements ClientTransport {
                 previous.timer.cancel();
             }
         }
-        Endpoint target;
+        ClientSocket target;
         synchronized (lock) {
             target = open;
             if (target == null) {
                 framesWaitingForOpen.add(json);
                 if (opening == null) {
-                    opening = new Endpoint(this);
+                    opening = new ClientSocket(this, context.maxIncomingMessageBytes());
                     startOpening(opening, replyTimeout);
                 }
                 return;
@@ -96,22 +96,31 @@ public final class WebSocketTransport implements ClientTransport {
         write(target, json);
     }
 
-    private void startOpening(Endpoint endpoint, Duration timeout) {
-        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(socketUri);
-        upgrade.setTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        context.headers().forEach(upgrade::setHeader);
+    private void startOpening(ClientSocket endpoint, Duration timeout) {
+        WebSocketCoreClient client = context.resources().webSocketClient();
+        CoreClientUpgradeRequest upgrade = CoreClientUpgradeRequest.from(client, socketUri, endpoint);
+        upgrade.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         String cookie = context.cookieHeader();
-        if (cookie != null) {
-            upgrade.setHeader(HttpHeader.COOKIE.asString(), cookie);
-        }
-        JettyUpgradeListener cookieKeeper = new JettyUpgradeListener() {
+        upgrade.headers(fields -> {
+            context.headers().forEach(fields::put);
+            if (cookie != null) {
+                fields.put(HttpHeader.COOKIE, cookie);
+            }
+        });
+        Configuration.ConfigurationCustomizer configuration = new Configuration.ConfigurationCustomizer();
+        configuration.setIdleTimeout(context.resources().idleTimeout());
+        // Frames stay at Jetty's default size: it cuts larger ones, and ClientSocket joins them up to the limit.
+        configuration.setMaxTextMessageSize(context.maxIncomingMessageBytes());
+        configuration.setMaxBinaryMessageSize(context.maxIncomingMessageBytes());
+        upgrade.setConfiguration(configuration);
+        upgrade.addListener(new UpgradeListener() {
             @Override
             public void onHandshakeResponse(Request request, Response response) {
                 context.storeCookies(response.getHeaders().getValuesList(HttpHeader.SET_COOKIE));
             }
-        };
+        });
         try {
-            context.resources().webSocketClient().connect(endpoint, upgrade, cookieKeeper)
+            client.connect(upgrade)
                     .whenComplete((session, failure) -> {
                         if (failure != null) {
                             openFailed(endpoint, failure);
@@ -124,12 +133,12 @@ public final class WebSocketTransport implements ClientTransport {
         }
     }
 
-    private void opened(Endpoint endpoint) {
+    private void opened(ClientSocket endpoint) {
         List<String> frames;
         synchronized (lock) {
             if (opening != endpoint) {
                 // Closed while it was opening: this socket is not wanted any more.
-                endpoint.session.close(StatusCode.NORMAL, "closed", Callback.NOOP);
+                endpoint.close(ClientSocket.CLOSE_NORMAL, "closed");
                 return;
             }
             opening = null;
@@ -143,7 +152,7 @@ public final class WebSocketTransport implements ClientTransport {
         }
     }
 
-    private void openFailed(Endpoint endpoint, Throwable failure) {
+    private void openFailed(ClientSocket endpoint, Throwable failure) {
         synchronized (lock) {
             if (opening != endpoint) {
                 return;
@@ -159,35 +168,31 @@ public final class WebSocketTransport implements ClientTransport {
     /** An HTTP answer other than 101 to the upgrade, as opposed to a network failure. */
     private static boolean isRefusedUpgrade(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            int status = 0;
-            if (cause instanceof org.eclipse.jetty.websocket.api.exceptions.UpgradeException) {
-                status = ((org.eclipse.jetty.websocket.api.exceptions.UpgradeException) cause).getResponseStatusCode();
-            } else if (cause instanceof org.eclipse.jetty.websocket.core.exception.UpgradeException) {
-                status = ((org.eclipse.jetty.websocket.core.exception.UpgradeException) cause).getResponseStatusCode();
-            }
-            if (status > 0 && status != 101) {
-                return true;
+            if (cause instanceof UpgradeException refused) {
+                int status = refused.getResponseStatusCode();
+                if (status > 0 && status != 101) {
+                    return true;
+                }
             }
         }
         return false;
     }
 
-    private void write(Endpoint endpoint, String json) {
-        endpoint.session.sendText(json, Callback.from(() -> {
-        }, failure -> {
-            LOG.debug("Write failed on {}", endpoint.session, failure);
-            endpoint.session.disconnect();
-        }));
+    private void write(ClientSocket endpoint, String json) {
+        endpoint.sendText(json, failure -> {
+            LOG.debug("Write failed on {}", endpoint, failure);
+            endpoint.abort();
+        });
     }
 
-    private void received(Endpoint endpoint, String text) {
+    void received(ClientSocket endpoint, String text) {
         List<Message.Mutable> messages;
         try {
             messages = new ArrayList<>(context.codec().parseMessages(text, MapMessage::new));
         } catch (MalformedJsonException malformed) {
             LOG.warn("Closing the WebSocket to {}: the server sent a frame that is not a Bayeux batch", socketUri,
                     malformed);
-            endpoint.session.close(StatusCode.BAD_PAYLOAD, "not a Bayeux batch", Callback.NOOP);
+            endpoint.close(ClientSocket.CLOSE_BAD_PAYLOAD, "not a Bayeux batch");
             return;
         }
         for (Message message : messages) {
@@ -201,7 +206,7 @@ public final class WebSocketTransport implements ClientTransport {
         context.listener().onMessages(this, messages);
     }
 
-    private void closed(Endpoint endpoint, Throwable cause) {
+    void closed(ClientSocket endpoint, Throwable cause) {
         synchronized (lock) {
             if (open != endpoint) {
                 return;
@@ -218,7 +223,7 @@ public final class WebSocketTransport implements ClientTransport {
         }
         TimeoutException cause = new TimeoutException("No reply within " + replyTimeout.toMillis() + " ms");
         context.listener().onFailure(this, List.of(timedOut.message), cause);
-        Endpoint broken;
+        ClientSocket broken;
         boolean stuckOpening;
         synchronized (lock) {
             broken = open;
@@ -233,7 +238,7 @@ public final class WebSocketTransport implements ClientTransport {
             failAwaiting(cause);
         } else if (broken != null) {
             LOG.debug("Closing the WebSocket to {}: a reply timed out", socketUri);
-            broken.session.disconnect();
+            broken.abort();
         }
     }
 
@@ -253,7 +258,7 @@ public final class WebSocketTransport implements ClientTransport {
 
     @Override
     public void close(Throwable reason) {
-        Endpoint closing;
+        ClientSocket closing;
         synchronized (lock) {
             closing = open;
             open = null;
@@ -261,7 +266,7 @@ public final class WebSocketTransport implements ClientTransport {
             framesWaitingForOpen = new ArrayList<>();
         }
         if (closing != null) {
-            closing.session.close(StatusCode.NORMAL, "client closed", Callback.NOOP);
+            closing.close(ClientSocket.CLOSE_NORMAL, "client closed");
         }
         failAwaiting(reason);
     }
@@ -278,48 +283,6 @@ public final class WebSocketTransport implements ClientTransport {
         Awaiting(Message.Mutable message, Scheduler.Task timer) {
             this.message = message;
             this.timer = timer;
-        }
-    }
-
-    /**
-     * The events of one socket: a socket that is closed or replaced can no longer affect its successor. Public only
-     * because Jetty calls it by reflection.
-     */
-    public static final class Endpoint implements Session.Listener {
-        private final WebSocketTransport transport;
-        private volatile Session session;
-
-        private Endpoint(WebSocketTransport transport) {
-            this.transport = transport;
-        }
-
-        @Override
-        public void onWebSocketOpen(Session opened) {
-            session = opened;
-            opened.setMaxTextMessageSize(transport.context.maxIncomingMessageBytes());
-            opened.demand();
-        }
-
-        @Override
-        public void onWebSocketText(String text) {
-            try {
-                transport.received(this, text);
-            } finally {
-                // Read the next frame only now: a slow listener slows the reading, not the memory.
-                session.demand();
-            }
-        }
-
-        @Override
-        public void onWebSocketClose(int statusCode, String reason, Callback callback) {
-            String text = reason == null ? "" : " " + reason;
-            transport.closed(this, new IOException("WebSocket closed: " + statusCode + text));
-            callback.succeed();
-        }
-
-        @Override
-        public void onWebSocketError(Throwable cause) {
-            transport.closed(this, cause);
         }
     }
 }
