@@ -80,17 +80,20 @@ public final class ClientResources implements AutoCloseable {
             httpClient.setSslContextFactory(builder.sslContextFactory);
         }
         idleTimeout = builder.idleTimeout;
-        // Jetty's core WebSocket client, not its endpoint API: see ClientSocket for why.
-        webSocketClient = new WebSocketCoreClient(httpClient, null);
+        WebSocketCoreClient webSockets = null;
         try {
-            // The thread pool and the scheduler are the HTTP client's beans: they start and stop with it. The
-            // WebSocket client takes the started HTTP client's buffers and threads.
+            // The thread pool and the scheduler are the HTTP client's beans: they start and stop with it.
             httpClient.start();
-            webSocketClient.start();
+            // Jetty's core WebSocket client, not its endpoint API: see ClientSocket for why. Made only once the HTTP
+            // client has started, so that it takes that client's buffers and threads; made before, it would start
+            // a thread pool of its own.
+            webSockets = new WebSocketCoreClient(httpClient, null);
+            webSockets.start();
         } catch (Exception failure) {
-            close();
+            stop(webSockets, httpClient);
             throw new IllegalStateException("Cannot start the HTTP and WebSocket clients", failure);
         }
+        webSocketClient = webSockets;
     }
 
     /** @return a builder with the defaults */
@@ -136,9 +139,15 @@ public final class ClientResources implements AutoCloseable {
     /** Stops the WebSocket and HTTP clients, the scheduler and the threads; every client using them stops working. */
     @Override
     public void close() {
+        stop(webSocketClient, httpClient);
+    }
+
+    private static void stop(WebSocketCoreClient webSockets, HttpClient http) {
         try {
-            webSocketClient.stop();
-            httpClient.stop();
+            if (webSockets != null) {
+                webSockets.stop();
+            }
+            http.stop();
         } catch (Exception failure) {
             throw new IllegalStateException("Cannot stop the HTTP and WebSocket clients", failure);
         }

@@ -61,6 +61,24 @@ class WebSocketMessagesTest {
         }
     }
 
+    @Test
+    void theWebSocketRunsOnTheSharedThreadsOnly() throws Exception {
+        try (TestServer server = new TestServer();
+             ClientResources shared = ClientResources.builder().maxThreads(8).build();
+             BayeuxClient client = connected(new BayeuxClient(config(server.url(), ClientTransport.WEBSOCKET).build(),
+                     shared))) {
+            Received room = subscribe(client, "/threads");
+            server.publish("/threads", Map.of("n", 1));
+            room.next();
+
+            assertThat(client.getTransportName()).isEqualTo(ClientTransport.WEBSOCKET);
+            // Not a thread pool of Jetty's own next to the shared one.
+            assertThat(shared.webSocketClient().getWebSocketComponents().getExecutor()).isSameAs(shared.executor());
+            assertThat(shared.webSocketClient().getWebSocketComponents().getByteBufferPool())
+                    .isSameAs(shared.httpClient().getByteBufferPool());
+        }
+    }
+
     private static Message poll(LinkedBlockingQueue<Message> queue) throws InterruptedException {
         Message message = queue.poll(Clients.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(message).as("a /meta/connect reply within " + Clients.WAIT).isNotNull();
