@@ -51,6 +51,11 @@ public final class BayeuxHandler extends Handler.Abstract {
         return webSocket == null ? 0 : webSocket.openConnections();
     }
 
+    /** @return the WebSocket transport, or null when it is off; for tests of this package */
+    WebSocketTransport webSocketTransport() {
+        return webSocket;
+    }
+
     @Override
     protected void doStart() throws Exception {
         engine.start();
