@@ -125,6 +125,11 @@ final class WebSocketTransport {
         return java.util.Collections.unmodifiableSet(open);
     }
 
+    /** @return how many sockets were closed for carrying no session within {@code wsHandshakeTimeout} */
+    long handshakeTimeouts() {
+        return sockets.handshakeTimeouts();
+    }
+
     /** @return the number of open WebSocket connections carrying Bayeux traffic */
     int openConnections() {
         return sockets.openConnections();
