@@ -139,7 +139,7 @@ public final class StandaloneServer implements AutoCloseable {
     }
 
     /** A wildcard address is no address a browser can open: the machine itself is reached as localhost. */
-    private static String browsableHost(String host) {
+    static String browsableHost(String host) {
         String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         if (bare.equals("0.0.0.0") || bare.equals("::") || bare.equals("0:0:0:0:0:0:0:0")) {
             return "localhost";
