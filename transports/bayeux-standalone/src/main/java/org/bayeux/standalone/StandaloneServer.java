@@ -55,8 +55,8 @@ public final class StandaloneServer implements AutoCloseable {
             "  --forwarded               take scheme, host and client address from Forwarded / X-Forwarded-* headers;",
             "                            only behind a proxy that sets them, and with the port reachable by it alone",
             "Connection limits:",
-            "  --max-connections N       the most open TCP connections; more wait in the OS backlog (default 10000;",
-            "                            0 for no limit)",
+            "  --max-connections N       the most open TCP connections; more wait in the OS backlog (default 100000;",
+            "                            0 for no limit); keep it below the process's file limit (ulimit -n)",
             "  --header-timeout D        the time to complete a request's headers, from the connection's opening or",
             "                            the end of its previous request (default 20s; e.g. 500ms, 20s, 1m)",
             "  --min-data-rate N         the lowest average request body rate in bytes/s, measured from",
@@ -262,7 +262,7 @@ public final class StandaloneServer implements AutoCloseable {
         BayeuxServerConfig engineConfig;
         TransportConfig transportConfig;
         boolean forwarded;
-        int maxConnections = 10_000;
+        int maxConnections = 100_000;
         Duration headerTimeout = Duration.ofSeconds(20);
         long minDataRate = 1024;
         /** The TLS key and chain, or null for plain HTTP. */
