@@ -126,7 +126,19 @@ final class ConnectionGuard extends Handler.Wrapper implements Connection.Listen
                 super.failed(failure);
             }
         };
-        return super.handle(counted, response, ended);
+        boolean handled;
+        try {
+            handled = super.handle(counted, response, ended);
+        } catch (Exception | Error failure) {
+            // Jetty answers with an error on the original callback: the wait for the next request starts now.
+            watch.requestEnded(System.nanoTime());
+            throw failure;
+        }
+        if (!handled) {
+            // Jetty answers 404 on the original callback, which this guard does not see.
+            watch.requestEnded(System.nanoTime());
+        }
+        return handled;
     }
 
     /** Counts the body's bytes as the handler reads them. */

@@ -71,6 +71,8 @@ public final class StandaloneServer implements AutoCloseable {
     private final ChatService chat;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
+    private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
+            new java.util.concurrent.atomic.LongAdder();
     private final String baseUrl;
 
     /**
@@ -120,7 +122,14 @@ public final class StandaloneServer implements AutoCloseable {
         connector.setIdleTimeout(Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis()));
         jetty.addConnector(connector);
         if (options.maxConnections > 0) {
-            connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector);
+            connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
+                @Override
+                protected void limit() {
+                    connectionLimitReached.increment();
+                    LOG.debug("{} connections open: no more accepted until one closes", options.maxConnections);
+                    super.limit();
+                }
+            };
             jetty.addBean(connectionLimit);
         } else {
             connectionLimit = null;
@@ -191,6 +200,11 @@ public final class StandaloneServer implements AutoCloseable {
     /** @return how many connections were closed for sending a request body below the minimum data rate */
     public long getSlowRequestBodies() {
         return guard.slowBodies();
+    }
+
+    /** @return how many times {@code --max-connections} was reached (and accepting paused) */
+    public long getConnectionLimitReached() {
+        return connectionLimitReached.sum();
     }
 
     /** @return the TCP connections open now, as the connection limit counts them; -1 without a limit */

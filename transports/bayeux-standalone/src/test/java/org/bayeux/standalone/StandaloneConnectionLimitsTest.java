@@ -98,6 +98,19 @@ class StandaloneConnectionLimitsTest {
     }
 
     @Test
+    void aKeepAliveConnectionLeftIdleAfterARequestNothingHandlesIsClosedOnTime() throws Exception {
+        start("--header-timeout", HEADER_TIMEOUT_MS + "ms");
+        try (RawConnection idle = new RawConnection(server.getPort())) {
+            idle.write("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            assertThat(idle.readHead(10_000)).startsWith("HTTP/1.1 404");
+            long start = System.nanoTime();
+            assertThat(idle.awaitClosedByServer(HEADER_TIMEOUT_MS + SLACK_MS)).isTrue();
+            assertThat(millisSince(start)).isGreaterThanOrEqualTo(HEADER_TIMEOUT_MS - 100);
+        }
+        assertThat(server.getHeaderTimeouts()).isEqualTo(1);
+    }
+
+    @Test
     void aBodyBelowTheMinimumRateIsClosed() throws Exception {
         start("--header-timeout", HEADER_TIMEOUT_MS + "ms", "--min-data-rate", "1000");
         try (RawConnection slow = new RawConnection(server.getPort())) {
@@ -150,6 +163,7 @@ class StandaloneConnectionLimitsTest {
         try (RawConnection first = new RawConnection(server.getPort());
              RawConnection second = new RawConnection(server.getPort())) {
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.getNetworkConnectionCount() == 2);
+            assertThat(server.getConnectionLimitReached()).isEqualTo(1);
             try (RawConnection third = new RawConnection(server.getPort())) {
                 third.write("GET /bayeux HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                 assertThat(third.readHead(1_000)).as("not accepted while at the limit").isNull();

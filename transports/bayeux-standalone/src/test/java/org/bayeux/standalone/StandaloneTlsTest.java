@@ -109,6 +109,17 @@ class StandaloneTlsTest {
     }
 
     @Test
+    void aSocketThatNeverStartsTlsIsClosedOnTime() throws Exception {
+        String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(tlsArgs("pem", rsa)),
+                java.util.stream.Stream.of("--header-timeout", "500ms")).toArray(String[]::new);
+        try (StandaloneServer server = start(args);
+             RawConnection idle = new RawConnection(server.getPort())) {
+            assertThat(idle.awaitClosedByServer(2_500)).isTrue();
+            assertThat(server.getHeaderTimeouts()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void badTlsOptionsAreNamed(@TempDir Path files) throws Exception {
         Path wrongPassword = Files.writeString(files.resolve("wrong.txt"), "not-it\n");
         Path empty = Files.writeString(files.resolve("empty.txt"), "");
