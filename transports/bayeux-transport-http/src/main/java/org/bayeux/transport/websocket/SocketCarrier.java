@@ -1,5 +1,6 @@
 package org.bayeux.transport.websocket;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -144,7 +145,14 @@ public final class SocketCarrier implements Carrier {
             opened = true;
         }
         transport.opened();
-        transport.afterHandshakeTimeout(this::closeUnlessCarryingASession);
+        // Weakly: a socket that closes early must not be kept in memory until the check comes.
+        WeakReference<SocketCarrier> self = new WeakReference<>(this);
+        transport.afterHandshakeTimeout(() -> {
+            SocketCarrier carrier = self.get();
+            if (carrier != null) {
+                carrier.closeUnlessCarryingASession();
+            }
+        });
     }
 
     /** A socket that never completed a handshake costs a connection and buffers for nothing: it is closed. */
