@@ -71,6 +71,43 @@ final class RawConnection implements AutoCloseable {
         return head.size() == 0 ? null : head.toString(StandardCharsets.ISO_8859_1);
     }
 
+    /** Sends one masked WebSocket text frame, as a client must. */
+    void writeTextFrame(String text) throws IOException {
+        byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        frame.write(0x81);
+        if (payload.length < 126) {
+            frame.write(0x80 | payload.length);
+        } else {
+            frame.write(0x80 | 126);
+            frame.write(payload.length >>> 8);
+            frame.write(payload.length & 0xFF);
+        }
+        byte[] mask = {0x11, 0x22, 0x33, 0x44};
+        frame.write(mask);
+        for (int i = 0; i < payload.length; i++) {
+            frame.write(payload[i] ^ mask[i % 4]);
+        }
+        socket.getOutputStream().write(frame.toByteArray());
+        socket.getOutputStream().flush();
+    }
+
+    /** @return the payload of the next (unmasked, unfragmented, uncompressed) frame from the server */
+    String readTextFrame(int timeoutMs) throws IOException {
+        socket.setSoTimeout(timeoutMs);
+        java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+        in.readUnsignedByte();
+        int length = in.readUnsignedByte() & 0x7F;
+        if (length == 126) {
+            length = in.readUnsignedShort();
+        } else if (length == 127) {
+            throw new IOException("Frame too long for a test");
+        }
+        byte[] payload = new byte[length];
+        in.readFully(payload);
+        return new String(payload, StandardCharsets.UTF_8);
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();

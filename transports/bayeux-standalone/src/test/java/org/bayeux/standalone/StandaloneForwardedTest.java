@@ -2,6 +2,7 @@ package org.bayeux.standalone;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.bayeux.testsupport.ForwardingProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +72,46 @@ class StandaloneForwardedTest {
         String handshake = handshakeThroughTheProxy();
         assertThat(handshake).startsWith("HTTP/1.1 200");
         assertThat(cookieLine(handshake)).contains("BAYEUX_BROWSER=").doesNotContainIgnoringCase("Secure");
+    }
+
+    @Test
+    void behindAForwardingProxyABrowserOnTheHttpsPageUsesWebSocket() throws Exception {
+        start("--forwarded");
+        try (ForwardingProxy proxy = new ForwardingProxy(server.getPort(), "https", "chat.example.com");
+             RawConnection browser = new RawConnection(proxy.port())) {
+            browser.write("GET /bayeux HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\n"
+                    + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Origin: " + PUBLIC_ORIGIN + "\r\n\r\n");
+            assertThat(browser.readHead(10_000)).startsWith("HTTP/1.1 101");
+
+            browser.writeTextFrame("[{\"id\":\"1\",\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                    + "\"supportedConnectionTypes\":[\"websocket\"]}]");
+
+            String reply = browser.readTextFrame(10_000);
+            assertThat(reply).contains("\"channel\":\"/meta/handshake\"").contains("\"successful\":true");
+        }
+    }
+
+    @Test
+    void behindAForwardingProxyTheCookieIsSecureAndAClientCannotForgeTheHeaders() throws Exception {
+        start("--forwarded");
+        String body = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"long-polling\"]}]";
+        try (ForwardingProxy proxy = new ForwardingProxy(server.getPort(), "https", "chat.example.com");
+             RawConnection browser = new RawConnection(proxy.port())) {
+            // Two requests on one connection; the second claims plain http itself, which the proxy replaces.
+            for (String claimed : new String[] {"", "X-Forwarded-Proto: http\r\n"}) {
+                browser.write("POST /bayeux/handshake HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\n"
+                        + claimed + "Content-Type: application/json\r\nContent-Length: " + body.length()
+                        + "\r\n\r\n" + body);
+                String head = browser.readHead(10_000);
+                assertThat(head).startsWith("HTTP/1.1 200");
+                assertThat(cookieLine(head)).containsIgnoringCase("; Secure");
+                int length = Integer.parseInt(head.replaceAll("(?is).*\r\ncontent-length: *(\\d+).*", "$1"));
+                browser.socket.getInputStream().readNBytes(length);
+            }
+        }
     }
 
     private static String cookieLine(String head) {
