@@ -58,6 +58,22 @@ final class NodeScenario {
      * @return the running scenario
      */
     static NodeScenario start(String client, String url, String transport, String scenario, Map<String, ?> args) {
+        return start(client, url, transport, scenario, args, Map.of());
+    }
+
+    /**
+     * Starts a scenario with environment variables for the Node.js process, such as {@code NODE_EXTRA_CA_CERTS}.
+     *
+     * @param client "cometd-js" or "faye"
+     * @param url the Bayeux endpoint
+     * @param transport the transport the client must use
+     * @param scenario the scenario name (see node/lib/scenarios.mjs)
+     * @param args further "--name value" arguments for the scenario
+     * @param environment variables added to the process's environment
+     * @return the running scenario
+     */
+    static NodeScenario start(String client, String url, String transport, String scenario, Map<String, ?> args,
+            Map<String, String> environment) {
         if (!Files.isDirectory(NODE_DIR.resolve("node_modules"))) {
             throw new AssertionError("The Node.js clients are not installed: run `npm ci` in " + NODE_DIR
                     + " (bin/bayeux test does it for you)");
@@ -77,8 +93,10 @@ final class NodeScenario {
             String name = String.format("%03d-%s-%s", RUNS.incrementAndGet(), client, scenario);
             Path stdout = LOG_DIR.resolve(name + ".out");
             Path stderr = LOG_DIR.resolve(name + ".err");
-            Process process = new ProcessBuilder(command).directory(NODE_DIR.toFile())
-                    .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).directory(NODE_DIR.toFile())
+                    .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             return new NodeScenario(description, client, transport, process, stdout, stderr);
         } catch (IOException failure) {
             throw new AssertionError("Cannot start `node` (Node.js 20 is needed on the PATH): " + command, failure);

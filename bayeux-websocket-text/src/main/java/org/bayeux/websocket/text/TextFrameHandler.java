@@ -121,7 +121,11 @@ public abstract class TextFrameHandler implements FrameHandler {
         }
     }
 
-    /** Asks for the next frame, unless a demand is already pending. */
+    /**
+     * Asks for the next frame, unless a demand is already pending. On a connection that Jetty has already failed
+     * (it refuses demand then, before it calls {@code onError} or {@code onClosed}) the connection is aborted
+     * instead: nothing more can be read from it, and the caller, often stopping or closing, must not fail for it.
+     */
     protected final void demand() {
         synchronized (this) {
             if (demanding) {
@@ -129,11 +133,18 @@ public abstract class TextFrameHandler implements FrameHandler {
             }
             demanding = true;
         }
-        session.demand();
+        try {
+            session.demand();
+        } catch (RuntimeException failedConnection) {
+            // Jetty's permessage-deflate throws IllegalStateException("Flusher is failed") here once the connection
+            // failed; Jetty reports the failure to onError/onClosed itself.
+            abort();
+        }
     }
 
     /**
-     * Starts the close handshake, if the connection opened; it ends when the peer's close frame is read.
+     * Starts the close handshake, if the connection opened and no close was started before; it ends when the peer's
+     * close frame is read. Closing a connection that already failed or closed is a no-op and never throws.
      *
      * @param code the close status
      * @param reason why, for the peer
@@ -144,9 +155,17 @@ public abstract class TextFrameHandler implements FrameHandler {
             return;
         }
         synchronized (this) {
+            if (closing) {
+                return;
+            }
             closing = true;
         }
-        current.close(code, reason, Callback.NOOP);
+        try {
+            current.close(code, reason, Callback.NOOP);
+        } catch (RuntimeException failedConnection) {
+            abort();
+            return;
+        }
         demand();
     }
 
@@ -154,7 +173,11 @@ public abstract class TextFrameHandler implements FrameHandler {
     public void abort() {
         CoreSession current = session;
         if (current != null) {
-            current.abort();
+            try {
+                current.abort();
+            } catch (RuntimeException alreadyGone) {
+                // Aborting what already ended has nothing left to do.
+            }
         }
     }
 

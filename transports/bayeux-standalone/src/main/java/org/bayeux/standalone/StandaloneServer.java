@@ -2,6 +2,7 @@ package org.bayeux.standalone;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,13 +17,18 @@ import org.bayeux.server.ext.TimesyncExtension;
 import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
+import org.eclipse.jetty.server.ForwardedRequestCustomizer;
 import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ResourceHandler;
 import org.eclipse.jetty.util.resource.ResourceFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,20 +39,41 @@ import org.slf4j.LoggerFactory;
 public final class StandaloneServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneServer.class);
     private static final String USAGE = String.join("\n",
-            "Usage: bin/bayeux server [--port P] [--host H] [--static DIR | --demo] [--set KEY=VALUE]...",
-            "  --port P         port to listen on (default 8080; 0 picks a free one)",
-            "  --host H         address to bind (default 0.0.0.0, every interface)",
-            "  --static DIR     serve the files of DIR at /",
-            "  --demo           serve the chat demo at / (with its chat service and the ack extension)",
-            "  --extensions E   server extensions to install, comma-separated: ack, timesync, timestamp",
-            "  --set KEY=VALUE  set an engine or transport option (see docs/configuration.md)",
+            "Usage: bin/bayeux server [--port P] [--host H] [--static DIR | --demo] [--set KEY=VALUE]... [options]",
+            "  --port P                  port to listen on (default 8080; 0 picks a free one)",
+            "  --host H                  address to bind (default 0.0.0.0, every interface)",
+            "  --static DIR              serve the files of DIR at /",
+            "  --demo                    serve the chat demo at / (with its chat service and the ack extension)",
+            "  --extensions E            server extensions to install, comma-separated: ack, timesync, timestamp",
+            "  --set KEY=VALUE           set an engine or transport option (see docs/configuration.md)",
+            "TLS (HTTPS and WSS only; the browser cookie is then marked Secure):",
+            "  --tls-keystore FILE       a PKCS12 or JKS key store with the server's key and certificate chain",
+            "  --tls-password-file FILE  a file whose first line is the key store's (and its key's) password",
+            "  --tls-cert FILE           or PEM: the server's certificate, then its chain",
+            "  --tls-key FILE            with --tls-cert: the unencrypted PKCS#8 PEM private key ('BEGIN PRIVATE KEY')",
+            "Behind a proxy:",
+            "  --forwarded               take scheme, host and client address from Forwarded / X-Forwarded-* headers;",
+            "                            only behind a proxy that sets them, and with the port reachable by it alone",
+            "Connection limits:",
+            "  --max-connections N       the most open TCP connections; more wait in the OS backlog (default 100000;",
+            "                            0 for no limit); keep it below the process's file limit (ulimit -n)",
+            "  --header-timeout D        the time to complete a request's headers, from the connection's opening or",
+            "                            the end of its previous request (default 20s; e.g. 500ms, 20s, 1m)",
+            "  --min-data-rate N         the lowest average request body rate in bytes/s, measured from",
+            "                            --header-timeout after the headers (default 1024; 0 for none)",
             "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
-            "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)");
+            "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
+            "with https when TLS is on, and localhost for HOST when bound to every interface.");
 
     private final Server jetty;
     private final ServerConnector connector;
     private final BayeuxServerImpl engine;
     private final ChatService chat;
+    private final ConnectionGuard guard;
+    private final NetworkConnectionLimit connectionLimit;
+    private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
+            new java.util.concurrent.atomic.LongAdder();
+    private final String baseUrl;
 
     /**
      * Builds and starts a server.
@@ -65,23 +92,68 @@ public final class StandaloneServer implements AutoCloseable {
         }
         chat = options.demo ? new ChatService(engine) : null;
         jetty = new Server();
-        connector = new ServerConnector(jetty);
+        HttpConfiguration http = new HttpConfiguration();
+        // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
+        // long-polling clients keep open for good, and its lookups were the hottest code in long-polling profiles.
+        http.setHeaderCacheSize(0);
+        // Nothing that tells an attacker which server and version to look up.
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        if (options.forwarded) {
+            // Scheme, host and client address as the proxy saw them: the WebSocket origin check compares the page's
+            // https origin with the request's scheme, and the browser cookie is Secure on https.
+            http.addCustomizer(new ForwardedRequestCustomizer());
+        }
+        guard = new ConnectionGuard(options.headerTimeout, options.minDataRate);
+        if (options.tls != null) {
+            http.addCustomizer(new SecureRequestCustomizer());
+            SslContextFactory.Server tls = new SslContextFactory.Server();
+            tls.setKeyStore(options.tls.keyStore);
+            tls.setKeyStorePassword(new String(options.tls.password));
+            tls.setKeyManagerPassword(new String(options.tls.password));
+            connector = new ServerConnector(jetty, new SslConnectionFactory(tls, "http/1.1"),
+                    guard.connectionFactory(http));
+        } else {
+            connector = new ServerConnector(jetty, guard.connectionFactory(http));
+        }
         connector.setHost(options.host);
         connector.setPort(options.port);
         // A held long poll is silent for up to `timeout`; the connection must outlive it.
         connector.setIdleTimeout(Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis()));
-        // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
-        // long-polling clients keep open for good, and its lookups were the hottest code in long-polling profiles.
-        connector.getConnectionFactory(HttpConnectionFactory.class).getHttpConfiguration().setHeaderCacheSize(0);
         jetty.addConnector(connector);
+        if (options.maxConnections > 0) {
+            connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
+                @Override
+                protected void limit() {
+                    connectionLimitReached.increment();
+                    LOG.debug("{} connections open: no more accepted until one closes", options.maxConnections);
+                    super.limit();
+                }
+            };
+            jetty.addBean(connectionLimit);
+        } else {
+            connectionLimit = null;
+        }
         jetty.setStopAtShutdown(true);
         Handler statics = staticHandler(options);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
+        guard.setHandler(jetty.getHandler());
+        jetty.setHandler(guard);
         jetty.start();
-        LOG.info("Bayeux endpoint at http://{}:{}/bayeux", options.host, getPort());
+        baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
+        LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
+    }
+
+    /** A wildcard address is no address a browser can open: the machine itself is reached as localhost. */
+    static String browsableHost(String host) {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (bare.equals("0.0.0.0") || bare.equals("::") || bare.equals("0:0:0:0:0:0:0:0")) {
+            return "localhost";
+        }
+        return bare.contains(":") ? "[" + bare + "]" : bare;
     }
 
     private static ServerExtension newExtension(String name) {
@@ -113,6 +185,31 @@ public final class StandaloneServer implements AutoCloseable {
     /** @return the port the server listens on */
     public int getPort() {
         return connector.getLocalPort();
+    }
+
+    /** @return the server's address for browsers, without a trailing slash: {@code http://localhost:8080} */
+    public String getBaseUrl() {
+        return baseUrl;
+    }
+
+    /** @return how many connections were closed for not completing a request's headers within the timeout */
+    public long getHeaderTimeouts() {
+        return guard.headerTimeouts();
+    }
+
+    /** @return how many connections were closed for sending a request body below the minimum data rate */
+    public long getSlowRequestBodies() {
+        return guard.slowBodies();
+    }
+
+    /** @return how many times {@code --max-connections} was reached (and accepting paused) */
+    public long getConnectionLimitReached() {
+        return connectionLimitReached.sum();
+    }
+
+    /** @return the TCP connections open now, as the connection limit counts them; -1 without a limit */
+    public int getNetworkConnectionCount() {
+        return connectionLimit == null ? -1 : connectionLimit.getNetworkConnectionCount();
     }
 
     /** @return the demo's chat service, or null without {@code --demo} */
@@ -160,7 +257,7 @@ public final class StandaloneServer implements AutoCloseable {
         }
         StandaloneServer server = new StandaloneServer(options);
         // One plain line, whatever the logging set-up, for people and for programs that start the server on port 0.
-        String base = "http://" + options.host + ":" + server.getPort();
+        String base = server.getBaseUrl();
         System.out.println("Listening on " + base + "/ (Bayeux endpoint " + base + "/bayeux)");
         System.out.flush();
         server.join();
@@ -178,6 +275,12 @@ public final class StandaloneServer implements AutoCloseable {
         java.util.List<String> extensions = new java.util.ArrayList<>();
         BayeuxServerConfig engineConfig;
         TransportConfig transportConfig;
+        boolean forwarded;
+        int maxConnections = 100_000;
+        Duration headerTimeout = Duration.ofSeconds(20);
+        long minDataRate = 1024;
+        /** The TLS key and chain, or null for plain HTTP. */
+        TlsKeys tls;
 
         /**
          * @param args the command line
@@ -188,6 +291,7 @@ public final class StandaloneServer implements AutoCloseable {
             Options options = new Options();
             Map<String, String> engineSettings = new LinkedHashMap<>();
             Map<String, String> transportSettings = new LinkedHashMap<>();
+            Map<String, Path> tlsFiles = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
                 String arg = args[i];
                 switch (arg) {
@@ -222,10 +326,29 @@ public final class StandaloneServer implements AutoCloseable {
                     case "--set":
                         addSetting(valueOf(args, ++i, arg), engineSettings, transportSettings);
                         break;
+                    case "--tls-keystore":
+                    case "--tls-password-file":
+                    case "--tls-cert":
+                    case "--tls-key":
+                        tlsFiles.put(arg, Path.of(valueOf(args, ++i, arg)));
+                        break;
+                    case "--forwarded":
+                        options.forwarded = true;
+                        break;
+                    case "--max-connections":
+                        options.maxConnections = (int) parseCount(arg, valueOf(args, ++i, arg), Integer.MAX_VALUE);
+                        break;
+                    case "--header-timeout":
+                        options.headerTimeout = parsePositiveDuration(arg, valueOf(args, ++i, arg));
+                        break;
+                    case "--min-data-rate":
+                        options.minDataRate = parseCount(arg, valueOf(args, ++i, arg), Long.MAX_VALUE);
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown argument '" + arg + "'");
                 }
             }
+            options.tls = tlsKeys(tlsFiles);
             try {
                 options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
                 options.transportConfig = TransportConfig.fromMap(transportSettings);
@@ -258,6 +381,64 @@ public final class StandaloneServer implements AutoCloseable {
                 throw new IllegalArgumentException(option + " needs a value");
             }
             return args[index];
+        }
+
+        /** A key store with its password file, or a PEM certificate with its key: one or the other, whole. */
+        private static TlsKeys tlsKeys(Map<String, Path> files) {
+            if (files.isEmpty()) {
+                return null;
+            }
+            Path keyStore = files.get("--tls-keystore");
+            Path passwordFile = files.get("--tls-password-file");
+            Path certificate = files.get("--tls-cert");
+            Path key = files.get("--tls-key");
+            if (keyStore != null && (certificate != null || key != null)) {
+                throw new IllegalArgumentException("--tls-keystore and --tls-cert/--tls-key: give one or the other");
+            }
+            if (keyStore != null || passwordFile != null && certificate == null && key == null) {
+                if (keyStore == null) {
+                    throw new IllegalArgumentException("--tls-password-file " + passwordFile
+                            + ": needs --tls-keystore");
+                }
+                if (passwordFile == null) {
+                    throw new IllegalArgumentException("--tls-keystore " + keyStore + ": needs --tls-password-file");
+                }
+                return TlsKeys.fromKeyStore(keyStore, TlsKeys.readPassword(passwordFile));
+            }
+            if (certificate == null || key == null) {
+                throw new IllegalArgumentException(certificate == null ? "--tls-key " + key + ": needs --tls-cert"
+                        : "--tls-cert " + certificate + ": needs --tls-key");
+            }
+            if (passwordFile != null) {
+                throw new IllegalArgumentException("--tls-password-file " + passwordFile + ": not used with PEM files "
+                        + "(the PEM key must be unencrypted)");
+            }
+            return TlsKeys.fromPem(certificate, key);
+        }
+
+        private static long parseCount(String option, String text, long max) {
+            try {
+                long value = Long.parseLong(text.trim());
+                if (value >= 0 && value <= max) {
+                    return value;
+                }
+            } catch (NumberFormatException notANumber) {
+                // reported below
+            }
+            throw new IllegalArgumentException(option + " " + text + ": not a whole number from 0 to " + max);
+        }
+
+        private static Duration parsePositiveDuration(String option, String text) {
+            Duration duration;
+            try {
+                duration = ConfigOption.parseDuration(text);
+            } catch (RuntimeException bad) {
+                throw new IllegalArgumentException(option + " " + text + ": not a duration (e.g. 500ms, 20s, 1m)", bad);
+            }
+            if (duration.compareTo(Duration.ofMillis(100)) < 0) {
+                throw new IllegalArgumentException(option + " " + text + ": must be at least 100ms");
+            }
+            return duration;
         }
 
         private static int parsePort(String text) {

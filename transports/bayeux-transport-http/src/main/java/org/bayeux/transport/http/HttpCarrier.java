@@ -93,8 +93,10 @@ final class HttpCarrier implements Carrier {
         for (ServerMessage message : messages) {
             if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
                 browserId = transport.browsers().newBrowserId();
+                // Secure on HTTPS (also as a forwarding proxy reports it), so the cookie never travels in clear.
                 Map<String, String> attributes = transport.config().get(TransportConfig.BROWSER_COOKIE_CROSS_SITE)
-                        ? Map.of("SameSite", "None", "Secure", "") : Map.of();
+                        ? Map.of("SameSite", "None", "Secure", "")
+                        : exchange.isSecure() ? Map.of("Secure", "") : Map.of();
                 exchange.addCookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME), browserId, attributes);
                 return;
             }

@@ -53,6 +53,12 @@ public final class TransportConfig {
     public static final ConfigOption<Duration> WS_IDLE_TIMEOUT = ConfigOption.duration("wsIdleTimeout",
             Duration.ofMinutes(5), d -> d.compareTo(Duration.ofSeconds(1)) >= 0, "a duration of at least 1s",
             "How long a WebSocket may stay silent before it is closed; must exceed the engine's timeout.");
+    /** How long a WebSocket may stay open without carrying a Bayeux session. */
+    public static final ConfigOption<Duration> WS_HANDSHAKE_TIMEOUT = ConfigOption.duration("wsHandshakeTimeout",
+            Duration.ofSeconds(10), d -> d.isZero() || d.compareTo(Duration.ofMillis(100)) >= 0,
+            "0, or a duration of at least 100ms",
+            "A WebSocket that has not completed a Bayeux handshake (or a connect of a session it may carry) this long "
+                    + "after it opened is closed with 1008, whatever else it sends; 0 turns the check off.");
     /** The smallest WebSocket message worth compressing. */
     public static final ConfigOption<Integer> WS_DEFLATE_MIN_SIZE = ConfigOption.integer("wsDeflateMinSizeBytes", 256,
             n -> n >= 0, "an integer of 0 or more",
@@ -66,7 +72,8 @@ public final class TransportConfig {
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
             MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, DUPLICATE_CONNECT_STATUS,
-            HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME);
+            HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_HANDSHAKE_TIMEOUT, WS_DEFLATE_MIN_SIZE,
+            WS_MAX_FRAME);
 
     private final Map<ConfigOption<?>, Object> values;
 

@@ -1,5 +1,6 @@
 package org.bayeux.transport.websocket;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +40,8 @@ public final class SocketCarrier implements Carrier {
     public static final int CLOSE_BAD_DATA = 1003;
     /** Close code for a message over {@code maxMessageSizeBytes}. */
     public static final int CLOSE_TOO_BIG = 1009;
+    /** Close code for a socket that carried no session within {@code wsHandshakeTimeout}. */
+    public static final int CLOSE_POLICY = 1008;
 
     private static final Logger LOG = LoggerFactory.getLogger(SocketCarrier.class);
     /** A close frame holds at most 125 bytes, 2 of them the code; stay well below. */
@@ -50,6 +53,8 @@ public final class SocketCarrier implements Carrier {
     private final List<ServerSession> attached = new ArrayList<>(1);
     private boolean ended;
     private boolean opened;
+    // Set once a session was attached: a successful handshake or connect on this socket.
+    private boolean carriedSession;
     private volatile SocketPeer peer;
     private volatile TextWriteQueue writes;
 
@@ -115,6 +120,7 @@ public final class SocketCarrier implements Carrier {
                 if (!attached.contains(session)) {
                     attached.add(session);
                 }
+                carriedSession = true;
                 return;
             }
         }
@@ -139,6 +145,26 @@ public final class SocketCarrier implements Carrier {
             opened = true;
         }
         transport.opened();
+        // Weakly: a socket that closes early must not be kept in memory until the check comes.
+        WeakReference<SocketCarrier> self = new WeakReference<>(this);
+        transport.afterHandshakeTimeout(() -> {
+            SocketCarrier carrier = self.get();
+            if (carrier != null) {
+                carrier.closeUnlessCarryingASession();
+            }
+        });
+    }
+
+    /** A socket that never completed a handshake costs a connection and buffers for nothing: it is closed. */
+    private void closeUnlessCarryingASession() {
+        synchronized (this) {
+            if (ended || carriedSession) {
+                return;
+            }
+        }
+        transport.handshakeTimedOut();
+        LOG.debug("Closing {}: no Bayeux handshake within {}", this, transport.handshakeTimeout());
+        close(CLOSE_POLICY, "no handshake within " + transport.handshakeTimeout().toMillis() + " ms");
     }
 
     /**

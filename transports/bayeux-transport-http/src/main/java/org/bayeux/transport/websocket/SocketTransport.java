@@ -4,7 +4,10 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.transport.http.Cors;
@@ -31,6 +34,8 @@ public final class SocketTransport {
     private final AtomicInteger open = new AtomicInteger();
     private final PushLanes pushLanes;
     private final int maxOutgoingFrameBytes;
+    private final Duration handshakeTimeout;
+    private final LongAdder handshakeTimeouts = new LongAdder();
 
     /**
      * @param engine the engine
@@ -45,6 +50,7 @@ public final class SocketTransport {
         this.executor = executor;
         this.pushLanes = new PushLanes(executor, Runtime.getRuntime().availableProcessors());
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
+        this.handshakeTimeout = config.get(TransportConfig.WS_HANDSHAKE_TIMEOUT);
     }
 
     /** @return a carrier for a connection about to open */
@@ -99,6 +105,35 @@ public final class SocketTransport {
 
     void closed() {
         open.decrementAndGet();
+    }
+
+    /** @return how many sockets were closed for carrying no session within {@code wsHandshakeTimeout} */
+    public long handshakeTimeouts() {
+        return handshakeTimeouts.sum();
+    }
+
+    /**
+     * Runs a check once {@code wsHandshakeTimeout} has passed (never, when it is 0). The JDK's shared delay scheduler
+     * holds the wait, so no thread and no engine timer is taken per socket; a check that finds the socket carrying a
+     * session does nothing.
+     *
+     * @param check the check, run on the executor
+     */
+    void afterHandshakeTimeout(Runnable check) {
+        if (handshakeTimeout.isZero()) {
+            return;
+        }
+        CompletableFuture.delayedExecutor(handshakeTimeout.toNanos(), TimeUnit.NANOSECONDS, this::execute)
+                .execute(check);
+    }
+
+    /** @return {@code wsHandshakeTimeout} */
+    Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    void handshakeTimedOut() {
+        handshakeTimeouts.increment();
     }
 
     /** Runs a task on the executor; during shutdown the task may be dropped. */

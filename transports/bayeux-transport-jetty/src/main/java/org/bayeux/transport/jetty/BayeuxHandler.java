@@ -51,6 +51,16 @@ public final class BayeuxHandler extends Handler.Abstract {
         return webSocket == null ? 0 : webSocket.openConnections();
     }
 
+    /** @return how many WebSockets were closed for carrying no session within {@code wsHandshakeTimeout} */
+    public long getWebSocketHandshakeTimeouts() {
+        return webSocket == null ? 0 : webSocket.handshakeTimeouts();
+    }
+
+    /** @return the WebSocket transport, or null when it is off; for tests of this package */
+    WebSocketTransport webSocketTransport() {
+        return webSocket;
+    }
+
     @Override
     protected void doStart() throws Exception {
         engine.start();

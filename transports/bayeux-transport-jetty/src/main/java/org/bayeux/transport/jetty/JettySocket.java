@@ -10,6 +10,7 @@ import org.bayeux.websocket.text.TextFrameHandler;
 import org.bayeux.websocket.text.TextMessageAssembler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.websocket.core.CloseStatus;
+import org.eclipse.jetty.websocket.core.CoreSession;
 import org.eclipse.jetty.websocket.core.Frame;
 import org.eclipse.jetty.websocket.core.OpCode;
 import org.eclipse.jetty.websocket.core.exception.MessageTooLargeException;
@@ -79,6 +80,11 @@ final class JettySocket extends TextFrameHandler implements SocketPeer {
         carrier.onClosed(closeStatus.getCode(), closeStatus.getReason());
         open.remove(this);
         callback.succeeded();
+    }
+
+    /** @return Jetty's session of this connection, or null before it opened; for tests of this package */
+    CoreSession coreSession() {
+        return session();
     }
 
     // ---- SocketPeer ------------------------------------------------------------------------------------------

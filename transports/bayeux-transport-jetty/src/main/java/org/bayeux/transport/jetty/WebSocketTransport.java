@@ -78,11 +78,21 @@ final class WebSocketTransport {
         components = current;
     }
 
-    /** Closes every open socket with 1001 (going away); the sessions they carried then start to expire. */
+    /**
+     * Closes every open socket with 1001 (going away); the sessions they carried then start to expire. Each socket is
+     * closed on its own: one whose connection already failed (or fails now) is dropped, and never stops the others
+     * from being closed or the server from stopping.
+     */
     void stop() {
         components = null;
         for (JettySocket socket : List.copyOf(open)) {
-            socket.close(GOING_AWAY, "server stopping");
+            try {
+                socket.close(GOING_AWAY, "server stopping");
+            } catch (RuntimeException failure) {
+                LOG.debug("Could not close {} while stopping; dropping it", socket, failure);
+                socket.abort();
+                open.remove(socket);
+            }
         }
     }
 
@@ -108,6 +118,16 @@ final class WebSocketTransport {
                 // Nothing to release.
             }
         });
+    }
+
+    /** @return the sockets open now, unmodifiable; for tests of this package */
+    Set<JettySocket> openSockets() {
+        return java.util.Collections.unmodifiableSet(open);
+    }
+
+    /** @return how many sockets were closed for carrying no session within {@code wsHandshakeTimeout} */
+    long handshakeTimeouts() {
+        return sockets.handshakeTimeouts();
     }
 
     /** @return the number of open WebSocket connections carrying Bayeux traffic */
