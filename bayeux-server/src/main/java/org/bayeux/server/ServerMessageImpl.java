@@ -132,6 +132,15 @@ public final class ServerMessageImpl extends HashMap<String, Object> implements 
         return toJsonArrayBytes(codec).length - 2;
     }
 
+    /**
+     * @return the length of this message's JSON (an object) if it is frozen and already encoded, else -1; never
+     *         encodes, so that code without the codec (extensions) can count the bytes the engine counts
+     */
+    public int cachedJsonLength() {
+        byte[] bytes = json;
+        return bytes == null ? -1 : bytes.length - 2;
+    }
+
     private void checkNotFrozen() {
         if (frozen) {
             throw new UnsupportedOperationException("Message is frozen: " + this);
