@@ -190,22 +190,21 @@ final class ServerSessionImpl extends SessionCallbacks {
         }
         long lazyDelayNanos = message.isLazy() ? server.lazyTimeoutOf(message).toNanos() : 0;
         // Outside the lock: encodes the message if no other recipient did yet (frozen messages cache their JSON).
-        int size = SessionQueue.sizeOf(message, server.getCodec());
+        int size = SessionQueue.sizeToQueue(message, server.getCodec());
+        if (size < 0) {
+            return false;
+        }
         boolean overflowDisconnect = false;
         boolean wake;
         synchronized (lock) {
             if (state.isEnded() || !offerToQueueListeners(sender, message)) {
                 return false;
             }
-            Carrier current = carrier;
-            long backlog = current == null ? 0 : current.pendingBytes();
-            if (queue.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
-                Overflow overflow = resolveOverflow(queue, backlog, size, sender, message, server.queueLimitCounters());
-                if (overflow == Overflow.DROP) {
-                    return false;
-                }
-                overflowDisconnect = overflow == Overflow.DISCONNECT;
+            Overflow overflow = admit(queue, carrier, size, sender, message, server.queueLimitCounters());
+            if (overflow == Overflow.DROP) {
+                return false;
             }
+            overflowDisconnect = overflow == Overflow.DISCONNECT;
             if (overflowDisconnect) {
                 wake = false;
             } else {

@@ -13,6 +13,7 @@ import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.transport.Carrier;
 
 /**
  * The registration of a session's extensions and listeners, each kind in its own list, each list allocated on
@@ -159,6 +160,22 @@ abstract class SessionCallbacks extends SessionSettings {
 
     /** What to do with a message that finds the queue full. */
     enum Overflow { ENQUEUE, DROP, DISCONNECT }
+
+    /**
+     * Applies {@code maxQueue} and {@code maxQueueBytes} to a message about to be queued: the queue's bytes, the
+     * carrier's unwritten backlog and the message must fit. Called under the session's lock.
+     *
+     * @param carrier the session's carrier, or null
+     * @return ENQUEUE if it fits or room was made, else what {@link #resolveOverflow} decided
+     */
+    Overflow admit(SessionQueue pending, Carrier carrier, int size, ServerSession sender, ServerMessage message,
+            QueueLimitCounters counters) {
+        long backlog = carrier == null ? 0 : carrier.pendingBytes();
+        if (!pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
+            return Overflow.ENQUEUE;
+        }
+        return resolveOverflow(pending, backlog, size, sender, message, counters);
+    }
 
     /**
      * Decides about a message that finds the queue full ({@code maxQueue} messages, or {@code maxQueueBytes} with the

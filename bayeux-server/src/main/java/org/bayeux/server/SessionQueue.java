@@ -7,6 +7,8 @@ import java.util.function.Consumer;
 
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.server.ServerMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A session's queue of messages waiting for delivery, with the JSON bytes they take. Not thread-safe: the session
@@ -19,6 +21,8 @@ import org.bayeux.api.server.ServerMessage;
  * session calls {@link #recount()} after them.</p>
  */
 final class SessionQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionQueue.class);
+
     private final JsonCodec codec;
     /** Allocated on first use: idle sessions stay small. */
     private ArrayDeque<ServerMessage> messages;
@@ -35,6 +39,21 @@ final class SessionQueue {
      */
     static int sizeOf(ServerMessage message, JsonCodec codec) {
         return message instanceof ServerMessageImpl ? ((ServerMessageImpl) message).jsonLength(codec) + 1 : 0;
+    }
+
+    /**
+     * {@link #sizeOf}, for a message about to be queued: the first place it is encoded.
+     *
+     * @return its size, or -1 if it cannot be encoded (data that is not JSON, from server-side code), logged
+     */
+    static int sizeToQueue(ServerMessage message, JsonCodec codec) {
+        try {
+            return sizeOf(message, codec);
+        } catch (RuntimeException unencodable) {
+            LOG.warn("A message on {} cannot be encoded as JSON and is not delivered: {}", message.getChannel(),
+                    unencodable.toString());
+            return -1;
+        }
     }
 
     /** @return the deque itself, for listeners and delivery */

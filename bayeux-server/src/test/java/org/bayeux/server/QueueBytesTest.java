@@ -222,6 +222,25 @@ class QueueBytesTest {
         assertThat(secondBytes).isSameAs(firstBytes);
     }
 
+    @Test
+    void aMessageThatCannotBeEncodedIsNotQueuedAndOthersStillAre() throws Exception {
+        start(BayeuxServerConfig.MAX_QUEUE_BYTES.defaultValue(), MaxQueuePolicy.DISCONNECT);
+        TestClient a = connected(engine);
+        a.subscribe("/q");
+        ServerSession session = engine.server().getSession(a.clientId());
+        java.util.concurrent.CompletableFuture<Boolean> queued = new java.util.concurrent.CompletableFuture<>();
+        session.deliver(null, "/q", new Object() {
+            @Override
+            public String toString() {
+                return "not JSON";
+            }
+        }, Promise.of(queued::complete, queued::completeExceptionally));
+        assertThat(queued.get(5, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+        assertThat(session.getQueueSize()).isZero();
+        connected(engine).publish("/q", KILOBYTE);
+        assertThat(dataOf(drainNow(a))).hasSize(1);
+    }
+
     /** A socket-like carrier whose write backlog the test sets, subscribed to {@code /q} with a connect held. */
     private static final class BacklogSocket implements Carrier {
         final BayeuxServerImpl server;
