@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -58,6 +59,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Security security = new Security(this);
     private final Publisher publisher = new Publisher(this);
     private final MessageProcessor processor = new MessageProcessor(this);
+    private final QueueLimitCounters queueLimitCounters = new QueueLimitCounters();
     private final CallbackList<SessionListener> sessionListeners = new CallbackList<>();
     private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
     private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
@@ -184,20 +186,26 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     /**
-     * Encodes messages as one JSON array, reusing each frozen message's cached bytes.
+     * Encodes messages as one JSON array, reusing each frozen message's cached bytes. A single frozen message gives
+     * its cached array itself ({@link ServerMessageImpl#toJsonArrayBytes}), shared by every caller: a broadcast sent
+     * alone to many clients is not copied per client.
      *
      * @param messages the messages
-     * @return the UTF-8 JSON array
+     * @return the UTF-8 JSON array; may be shared: callers must never change it
      */
     public byte[] toJson(List<? extends ServerMessage> messages) {
+        int count = messages.size();
+        if (count == 1 && messages.get(0).isFrozen()) {
+            return ((ServerMessageImpl) messages.get(0)).toJsonArrayBytes(codec);
+        }
         // One array of the exact size: a response is built for every delivery, and growing a buffer and copying it
         // out was the largest allocation of a long-polling server.
-        int count = messages.size();
         byte[][] parts = new byte[count][];
         int length = count == 0 ? 2 : count + 1;
         for (int i = 0; i < count; i++) {
-            parts[i] = ((ServerMessageImpl) messages.get(i)).toJsonBytes(codec);
-            length += parts[i].length;
+            // Each part is "[message]": the message is everything between the brackets.
+            parts[i] = ((ServerMessageImpl) messages.get(i)).toJsonArrayBytes(codec);
+            length += parts[i].length - 2;
         }
         byte[] json = new byte[length];
         json[0] = '[';
@@ -206,11 +214,32 @@ public final class BayeuxServerImpl implements BayeuxServer {
             if (i > 0) {
                 json[at++] = ',';
             }
-            System.arraycopy(parts[i], 0, json, at, parts[i].length);
-            at += parts[i].length;
+            System.arraycopy(parts[i], 1, json, at, parts[i].length - 2);
+            at += parts[i].length - 2;
         }
         json[at] = ']';
         return json;
+    }
+
+    /**
+     * Runs a short task later on the engine's timer thread, for transports' timers (a socket's write-stall check):
+     * one thread for every timer rather than one per socket. The task must be quick and must not block.
+     *
+     * @param task the task
+     * @param delay how long from now
+     * @return the scheduled task, or null if the server has stopped
+     */
+    public ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+        try {
+            return scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopped) {
+            return null;
+        }
+    }
+
+    /** @return how often sessions' queues reached their limits */
+    public QueueLimitCounters queueLimitCounters() {
+        return queueLimitCounters;
     }
 
     /**

@@ -1,6 +1,8 @@
 package org.bayeux.server;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.bayeux.api.ChannelId;
@@ -17,6 +19,7 @@ public final class ServerMessageImpl extends HashMap<String, Object> implements 
     private transient ServerMessage associated;
     private transient boolean lazy;
     private transient volatile boolean frozen;
+    /** Once frozen: the message as a one-element JSON array, {@code [message]}, as {@link #toJsonArrayBytes} says. */
     private transient volatile byte[] json;
     private transient ChannelId channelId;
 
@@ -86,22 +89,56 @@ public final class ServerMessageImpl extends HashMap<String, Object> implements 
     }
 
     /**
-     * Returns this message as UTF-8 JSON. A frozen message is encoded once and the bytes are cached.
+     * Returns this message as UTF-8 JSON. A frozen message's bytes are cached ({@link #toJsonArrayBytes}), and this
+     * returns a copy of them: the engine itself uses {@link #toJsonArrayBytes} and {@link #jsonLength}.
      *
      * @param codec the codec to encode with
-     * @return the JSON bytes; callers must not change them
+     * @return the JSON bytes of the message, an object
      */
     public byte[] toJsonBytes(JsonCodec codec) {
         if (!frozen) {
             return codec.toJsonBytes(this);
         }
+        byte[] array = toJsonArrayBytes(codec);
+        return Arrays.copyOfRange(array, 1, array.length - 1);
+    }
+
+    /**
+     * Returns this message as a JSON array of one element, {@code [message]}: exactly the bytes of a response or a
+     * WebSocket text carrying this message alone. A frozen message is encoded once and the bytes are cached, so a
+     * broadcast is encoded once and every session and socket that sends it alone shares the same array.
+     *
+     * @param codec the codec to encode with
+     * @return the JSON bytes; shared: callers must never change them
+     */
+    public byte[] toJsonArrayBytes(JsonCodec codec) {
+        if (!frozen) {
+            return codec.toJsonBytes(List.of(this));
+        }
         byte[] bytes = json;
         if (bytes == null) {
             // Two threads may both encode the first time; both results are equal, so no lock is needed.
-            bytes = codec.toJsonBytes(this);
+            bytes = codec.toJsonBytes(List.of(this));
             json = bytes;
         }
         return bytes;
+    }
+
+    /**
+     * @param codec the codec to encode with
+     * @return the length of this message's JSON, an object, in bytes (from the cached bytes once frozen)
+     */
+    public int jsonLength(JsonCodec codec) {
+        return toJsonArrayBytes(codec).length - 2;
+    }
+
+    /**
+     * @return the length of this message's JSON (an object) if it is frozen and already encoded, else -1; never
+     *         encodes, so that code without the codec (extensions) can count the bytes the engine counts
+     */
+    public int cachedJsonLength() {
+        byte[] bytes = json;
+        return bytes == null ? -1 : bytes.length - 2;
     }
 
     private void checkNotFrozen() {

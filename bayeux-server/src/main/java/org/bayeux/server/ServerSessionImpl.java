@@ -1,8 +1,6 @@
 package org.bayeux.server;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,13 +34,12 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final Object lock = new Object();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
 
-
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
     private volatile long expiresAtNanos;
 
     // Guarded by lock.
-    private ArrayDeque<ServerMessage> queue;
+    private final SessionQueue queue;
     private HeldConnect held;
     private long holdCycle;
     private final HoldTimer holdTimer;
@@ -55,6 +52,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     private long lazyDeadlineNanos;
     /** A push was handed to the carrier ({@link Carrier#executePush(Runnable)}) and has not run yet. */
     private boolean pushScheduled;
+    /** A push waits for the carrier's backlog to shrink ({@link Carrier#deferPush(Runnable)}). */
+    private boolean pushDeferred;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         super(server.getConfig());
@@ -62,6 +61,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
+        this.queue = new SessionQueue(server.getCodec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
 
@@ -108,7 +108,14 @@ final class ServerSessionImpl extends SessionCallbacks {
     @Override
     public int getQueueSize() {
         synchronized (lock) {
-            return queue == null ? 0 : queue.size();
+            return queue.size();
+        }
+    }
+
+    @Override
+    public long getQueueBytes() {
+        synchronized (lock) {
+            return queue.bytes();
         }
     }
 
@@ -182,24 +189,26 @@ final class ServerSessionImpl extends SessionCallbacks {
             return true;
         }
         long lazyDelayNanos = message.isLazy() ? server.lazyTimeoutOf(message).toNanos() : 0;
+        // Outside the lock: encodes the message if no other recipient did yet (frozen messages cache their JSON).
+        int size = SessionQueue.sizeToQueue(message, server.getCodec());
+        if (size < 0) {
+            return false;
+        }
         boolean overflowDisconnect = false;
         boolean wake;
         synchronized (lock) {
             if (state.isEnded() || !offerToQueueListeners(sender, message)) {
                 return false;
             }
-            ArrayDeque<ServerMessage> pending = queue();
-            if (pending.size() >= getMaxQueue()) {
-                Overflow overflow = resolveOverflow(pending, sender, message);
-                if (overflow == Overflow.DROP) {
-                    return false;
-                }
-                overflowDisconnect = overflow == Overflow.DISCONNECT;
+            Overflow overflow = admit(queue, carrier, size, sender, message, server.queueLimitCounters());
+            if (overflow == Overflow.DROP) {
+                return false;
             }
+            overflowDisconnect = overflow == Overflow.DISCONNECT;
             if (overflowDisconnect) {
                 wake = false;
             } else {
-                pending.add(message);
+                queue.add(message, size);
                 if (lazyDelayNanos == 0) {
                     due = true;
                 } else {
@@ -209,7 +218,8 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
         }
         if (overflowDisconnect) {
-            server.logger().info("Session {} queue reached maxQueue={}; disconnecting it", id, getMaxQueue());
+            server.logger().info("Disconnecting a session at maxQueue={}/maxQueueBytes={}", getMaxQueue(),
+                    getMaxQueueBytes());
             server.sessions().remove(this, null, State.DISCONNECTED, true);
             return false;
         }
@@ -217,13 +227,6 @@ final class ServerSessionImpl extends SessionCallbacks {
             flush();
         }
         return true;
-    }
-
-    private ArrayDeque<ServerMessage> queue() {
-        if (queue == null) {
-            queue = new ArrayDeque<>(8);
-        }
-        return queue;
     }
 
     private void scheduleLazyFlush(long delayNanos) {
@@ -241,7 +244,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     private void lazyFlush() {
         synchronized (lock) {
             lazyTask = null;
-            due = queue != null && !queue.isEmpty();
+            due = !queue.isEmpty();
             if (batchDepth > 0) {
                 return;
             }
@@ -268,8 +271,8 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
             if (!held.carrier.pushesWhileHeld() || isMetaConnectDeliveryOnly()) {
                 pushing = null;
-            } else if (pushScheduled) {
-                // The scheduled push has not run yet; it will take this message too.
+            } else if (pushScheduled || pushDeferred) {
+                // The scheduled or deferred push has not run yet; it will take this message too.
                 return;
             } else {
                 pushScheduled = true;
@@ -291,8 +294,13 @@ final class ServerSessionImpl extends SessionCallbacks {
                 return;
             }
             if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
-                // Frames are capped in size: send as many as the queue needs, bounded by its length now.
-                for (int frames = queue == null ? 0 : queue.size(); frames > 0 && !queue.isEmpty(); frames--) {
+                // Frames are capped in size: send as many as the queue needs, bounded by its length now, while the
+                // socket keeps up; what it cannot take yet stays queued, within reach of the max-queue policy.
+                for (int frames = queue.size(); frames > 0 && !queue.isEmpty(); frames--) {
+                    if (held.carrier.deferPush(this::resumePush)) {
+                        pushDeferred = true;
+                        return;
+                    }
                     held.carrier.send(drain(null, held.carrier.maxResponseBytes()));
                 }
                 return;
@@ -300,6 +308,14 @@ final class ServerSessionImpl extends SessionCallbacks {
         }
         // The session moved to a carrier that cannot push while the push waited.
         flushNow();
+    }
+
+    /** The carrier's backlog shrank after a deferred push. */
+    private void resumePush() {
+        synchronized (lock) {
+            pushDeferred = false;
+        }
+        flush();
     }
 
     private void flushNow() {
@@ -318,30 +334,20 @@ final class ServerSessionImpl extends SessionCallbacks {
     }
 
     /**
-     * Takes the queue for delivery; {@link DeQueueListener}s may rewrite it first. Called under the lock.
-     *
-     * <p>Only as many messages as fit in {@code maxBytes} are taken (at least one); the rest stay queued, still
-     * due, for the next delivery. The cut is made before the listeners run, so that they see exactly the messages
-     * that leave (the {@code ack} extension numbers them).</p>
+     * Takes what fits in {@code maxBytes} for delivery ({@link SessionQueue#take}); {@link DeQueueListener}s may
+     * rewrite it first; the rest stays queued, still due. Called under the lock.
      *
      * @param connectReply the connect reply the messages go out with (listeners then run even for an empty
      *                     queue), or null when they are pushed or piggy-backed
      * @param maxBytes the most JSON bytes the carrier takes at once
      */
     private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
-        ArrayDeque<ServerMessage> pending = queue();
-        ArrayDeque<ServerMessage> left = QueueCut.beyond(pending, maxBytes, server.getCodec());
-        if (connectReply != null || !pending.isEmpty()) {
+        List<ServerMessage> result = queue.take(maxBytes, connectReply != null, leaving -> {
             for (DeQueueListener listener : deQueueListeners().list()) {
-                Callbacks.run(listener, () -> listener.deQueue(this, pending, connectReply));
+                Callbacks.run(listener, () -> listener.deQueue(this, leaving, connectReply));
             }
-        }
-        List<ServerMessage> result = pending.isEmpty() ? List.of() : new ArrayList<>(pending);
-        pending.clear();
-        if (left != null) {
-            pending.addAll(left);
-        }
-        due = !pending.isEmpty();
+        });
+        due = !queue.isEmpty();
         if (!due) {
             cancelLazyFlush();
         }
@@ -359,7 +365,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             return List.of();
         }
         synchronized (lock) {
-            if (batchDepth > 0 || queue == null || queue.isEmpty()) {
+            if (batchDepth > 0 || queue.isEmpty()) {
                 return List.of();
             }
             if (held != null && held.carrier.pushesWhileHeld()) {
@@ -390,6 +396,8 @@ final class ServerSessionImpl extends SessionCallbacks {
                 return null;
             }
             state = State.CONNECTED;
+            // A push deferred by the previous carrier would wait for a backlog that no longer matters.
+            pushDeferred &= carrier == via;
             carrier = via;
             superseded = held;
             held = null;
@@ -471,6 +479,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
             if (carrier == failed) {
                 carrier = null;
+                pushDeferred = false;
             }
         }
         if (dropped != null) {
@@ -529,9 +538,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             releasing = held;
             held = null;
             holdTimer.stop();
-            if (queue != null) {
-                queue.clear();
-            }
+            queue.clear();
             cancelLazyFlush();
             last = carrier;
         }

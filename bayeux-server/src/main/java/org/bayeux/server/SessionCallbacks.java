@@ -1,6 +1,5 @@
 package org.bayeux.server;
 
-import java.util.ArrayDeque;
 import java.util.List;
 
 import org.bayeux.api.server.DeQueueListener;
@@ -14,6 +13,7 @@ import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.transport.Carrier;
 
 /**
  * The registration of a session's extensions and listeners, each kind in its own list, each list allocated on
@@ -162,25 +162,65 @@ abstract class SessionCallbacks extends SessionSettings {
     enum Overflow { ENQUEUE, DROP, DISCONNECT }
 
     /**
-     * Decides about a message that finds the queue full: the {@link MaxQueueListener}s if any, else
-     * {@code maxQueuePolicy} (which may drop the oldest queued message). Called under the session's lock.
+     * Applies {@code maxQueue} and {@code maxQueueBytes} to a message about to be queued: the queue's bytes, the
+     * carrier's unwritten backlog and the message must fit. Called under the session's lock.
+     *
+     * @param carrier the session's carrier, or null
+     * @return ENQUEUE if it fits or room was made, else what {@link #resolveOverflow} decided
      */
-    Overflow resolveOverflow(ArrayDeque<ServerMessage> pending, ServerSession sender, ServerMessage message) {
+    Overflow admit(SessionQueue pending, Carrier carrier, int size, ServerSession sender, ServerMessage message,
+            QueueLimitCounters counters) {
+        long backlog = carrier == null ? 0 : carrier.pendingBytes();
+        if (!pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
+            return Overflow.ENQUEUE;
+        }
+        return resolveOverflow(pending, backlog, size, sender, message, counters);
+    }
+
+    /**
+     * Decides about a message that finds the queue full ({@code maxQueue} messages, or {@code maxQueueBytes} with the
+     * carrier's backlog): the {@link MaxQueueListener}s if any, else {@code maxQueuePolicy}, which may drop the
+     * oldest queued messages until the new one fits. Called under the session's lock.
+     *
+     * @param pending the queue
+     * @param backlog the bytes the session's carrier has yet to write
+     * @param size the new message's size in the queue
+     * @param counters counts the limit hit and its outcome
+     */
+    Overflow resolveOverflow(SessionQueue pending, long backlog, int size, ServerSession sender, ServerMessage message,
+            QueueLimitCounters counters) {
+        counters.limitHit(pending.size() >= getMaxQueue());
         if (!maxQueueListeners().isEmpty()) {
+            int before = pending.size();
+            boolean queueIt = true;
             for (MaxQueueListener listener : maxQueueListeners().list()) {
-                if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending, sender, message), false)) {
-                    return Overflow.DROP;
+                if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending.deque(), sender, message),
+                        false)) {
+                    queueIt = false;
+                    break;
                 }
             }
-            return Overflow.ENQUEUE;
+            pending.recount();
+            counters.dropped(Math.max(0, before - pending.size()) + (queueIt ? 0 : 1));
+            return queueIt ? Overflow.ENQUEUE : Overflow.DROP;
         }
         switch (config().maxQueuePolicy()) {
             case DROP_OLDEST:
-                pending.poll();
-                return Overflow.ENQUEUE;
+                // Bounded by the queue's length; when the socket's backlog alone is too large, nothing queued can
+                // make room and the new message is dropped instead.
+                int dropped = 0;
+                while (!pending.isEmpty() && pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
+                    pending.dropOldest();
+                    dropped++;
+                }
+                boolean fits = !pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size);
+                counters.dropped(dropped + (fits ? 0 : 1));
+                return fits ? Overflow.ENQUEUE : Overflow.DROP;
             case DROP_NEWEST:
+                counters.dropped(1);
                 return Overflow.DROP;
             default:
+                counters.disconnected();
                 return Overflow.DISCONNECT;
         }
     }

@@ -17,6 +17,7 @@ abstract class SessionSettings implements ServerSession {
     private volatile Duration timeout;
     private volatile Duration maxInterval;
     private volatile int maxQueue = -1;
+    private volatile int maxQueueBytes = -1;
     private volatile Boolean broadcastToPublisher;
     private volatile boolean metaConnectDeliveryOnly;
     private final Attributes attributes = new Attributes();
@@ -83,6 +84,21 @@ abstract class SessionSettings implements ServerSession {
             throw new IllegalArgumentException("maxQueue must be at least 1, or -1 for the server's: " + maxQueue);
         }
         this.maxQueue = maxQueue;
+    }
+
+    @Override
+    public int getMaxQueueBytes() {
+        int own = maxQueueBytes;
+        return own < 0 ? config.maxQueueBytes() : own;
+    }
+
+    @Override
+    public void setMaxQueueBytes(int maxQueueBytes) {
+        if (maxQueueBytes != -1 && maxQueueBytes < 1024) {
+            throw new IllegalArgumentException("maxQueueBytes must be at least 1024, or -1 for the server's: "
+                    + maxQueueBytes);
+        }
+        this.maxQueueBytes = maxQueueBytes;
     }
 
     @Override

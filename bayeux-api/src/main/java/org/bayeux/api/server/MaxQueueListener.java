@@ -3,8 +3,10 @@ package org.bayeux.api.server;
 import java.util.Queue;
 
 /**
- * Told when a message arrives for a session whose queue is full. Runs under the session's lock. With no such
- * listener, the server's max-queue policy applies.
+ * Told when a message arrives for a session whose queue is full: it holds {@code maxQueue} messages, or the new
+ * message would take the bytes waiting for the session (its queue and its socket's unwritten backlog) past
+ * {@code maxQueueBytes}. Runs under the session's lock. With no such listener, the server's max-queue policy
+ * applies.
  */
 @FunctionalInterface
 public interface MaxQueueListener {

@@ -70,6 +70,12 @@ public interface ServerSession extends Session {
     int getQueueSize();
 
     /**
+     * @return the JSON bytes of the messages waiting in the queue (not counting what a socket has yet to write);
+     *         0 for a local session
+     */
+    long getQueueBytes();
+
+    /**
      * @param extension an extension for this session's messages; extensions run in the order added
      */
     void addExtension(SessionExtension extension);
@@ -163,6 +169,17 @@ public interface ServerSession extends Session {
      * @param maxQueue the queue limit, at least 1, or -1 for the server's
      */
     void setMaxQueue(int maxQueue);
+
+    /**
+     * @return the most JSON bytes that may wait for this session, in its queue and in its socket's unwritten
+     *         backlog together, before {@link MaxQueueListener}s or the max-queue policy act
+     */
+    int getMaxQueueBytes();
+
+    /**
+     * @param maxQueueBytes the byte limit, at least 1024, or -1 for the server's {@code maxQueueBytes}
+     */
+    void setMaxQueueBytes(int maxQueueBytes);
 
     /** @return true if this session receives its own publishes on channels it is subscribed to */
     boolean isBroadcastToPublisher();

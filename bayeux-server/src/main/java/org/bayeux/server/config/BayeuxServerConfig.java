@@ -52,10 +52,15 @@ public final class BayeuxServerConfig {
     public static final ConfigOption<Integer> MAX_QUEUE = ConfigOption.integer("maxQueue", 10_000, n -> n >= 1,
             "an integer of at least 1",
             "The most messages a session's queue holds; beyond it MaxQueueListeners or maxQueuePolicy decide.");
+    /** The queue limit per session, in bytes. */
+    public static final ConfigOption<Integer> MAX_QUEUE_BYTES = ConfigOption.integer("maxQueueBytes",
+            8 * 1024 * 1024, n -> n >= 1024, "an integer of at least 1024",
+            "The most JSON bytes waiting for one session: its queue plus its socket's unwritten backlog; beyond it "
+                    + "MaxQueueListeners or maxQueuePolicy decide. A message always goes when nothing waits.");
     /** What to do at the queue limit. */
     public static final ConfigOption<MaxQueuePolicy> MAX_QUEUE_POLICY = ConfigOption.choice("maxQueuePolicy",
             MaxQueuePolicy.class, MaxQueuePolicy.DISCONNECT,
-            "What happens at maxQueue when no MaxQueueListener decides: end the session, drop the new message, or "
+            "What happens at maxQueue or maxQueueBytes when no MaxQueueListener decides: end the session, drop the new message, or "
                     + "drop the oldest.");
     /** Whether a publisher receives its own messages. */
     public static final ConfigOption<Boolean> BROADCAST_TO_PUBLISHER = ConfigOption.bool("broadcastToPublisher", true,
@@ -79,18 +84,20 @@ public final class BayeuxServerConfig {
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(TIMEOUT, INTERVAL, MAX_INTERVAL, MAX_LAZY_TIMEOUT,
-            SWEEP_PERIOD, MAX_QUEUE, MAX_QUEUE_POLICY, BROADCAST_TO_PUBLISHER, META_CONNECT_DELIVERY_ONLY,
+            SWEEP_PERIOD, MAX_QUEUE, MAX_QUEUE_BYTES, MAX_QUEUE_POLICY, BROADCAST_TO_PUBLISHER, META_CONNECT_DELIVERY_ONLY,
             MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH);
 
     private final Map<ConfigOption<?>, Object> values;
     // Read for every message delivered: kept out of the map.
     private final int maxQueue;
+    private final int maxQueueBytes;
     private final MaxQueuePolicy maxQueuePolicy;
     private final boolean broadcastToPublisher;
 
     private BayeuxServerConfig(Map<ConfigOption<?>, Object> values) {
         this.values = Collections.unmodifiableMap(values);
         this.maxQueue = get(MAX_QUEUE);
+        this.maxQueueBytes = get(MAX_QUEUE_BYTES);
         this.maxQueuePolicy = get(MAX_QUEUE_POLICY);
         this.broadcastToPublisher = get(BROADCAST_TO_PUBLISHER);
     }
@@ -153,6 +160,11 @@ public final class BayeuxServerConfig {
     /** @return {@link #MAX_QUEUE} */
     public int maxQueue() {
         return maxQueue;
+    }
+
+    /** @return {@link #MAX_QUEUE_BYTES} */
+    public int maxQueueBytes() {
+        return maxQueueBytes;
     }
 
     /** @return {@link #MAX_QUEUE_POLICY} */
@@ -269,6 +281,14 @@ public final class BayeuxServerConfig {
          */
         public Builder maxQueue(int maxQueue) {
             return set(MAX_QUEUE, maxQueue);
+        }
+
+        /**
+         * @param maxQueueBytes {@link #MAX_QUEUE_BYTES}
+         * @return this builder
+         */
+        public Builder maxQueueBytes(int maxQueueBytes) {
+            return set(MAX_QUEUE_BYTES, maxQueueBytes);
         }
 
         /**

@@ -12,6 +12,7 @@ import org.bayeux.api.server.QueueListener;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.ServerMessageImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,12 +29,14 @@ import org.slf4j.LoggerFactory;
 final class AcknowledgedSession implements SessionExtension, QueueListener, DeQueueListener {
     private static final Logger LOG = LoggerFactory.getLogger(AcknowledgedMessagesExtension.class);
 
-    /** A message, and the batch: the number of the first connect reply that carried it. */
-    private record Sent(ServerMessage message, long batch) {
+    /** A message, the batch (the number of the first connect reply that carried it), and its bytes. */
+    private record Sent(ServerMessage message, long batch, int bytes) {
     }
 
     /** Guarded by the session's lock. In sending order, so batches never decrease along it. */
     private final ArrayDeque<Sent> unacknowledged = new ArrayDeque<>();
+    /** Guarded by the session's lock: the JSON bytes of the unacknowledged messages, as the engine counts them. */
+    private long unacknowledgedBytes;
     /** The highest batch the client acknowledged, never above a batch issued when the acknowledgement came. */
     private final AtomicLong acknowledgedBatch = new AtomicLong();
     /** The number of the newest connect reply built, 0 before the first; written under the session's lock. */
@@ -115,14 +118,17 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
             // The queue alone: the engine applies maxQueue and its own policy.
             return true;
         }
-        // getQueueSize takes the session's lock, which this thread already holds.
+        // getQueueSize and getQueueBytes take the session's lock, which this thread already holds.
         int queued = session.getQueueSize();
-        if (unacknowledged.size() + queued < session.getMaxQueue()) {
+        long queuedBytes = session.getQueueBytes();
+        if (unacknowledged.size() + queued < session.getMaxQueue()
+                && unacknowledgedBytes + queuedBytes + bytesOf(message) <= session.getMaxQueueBytes()) {
             return true;
         }
         overflowed = true;
-        LOG.info("Session {} has {} unacknowledged and {} queued messages, reaching maxQueue={}; disconnecting it",
-                session.getId(), unacknowledged.size(), queued, session.getMaxQueue());
+        LOG.info("A session has {} unacknowledged and {} queued messages ({} and {} bytes), reaching maxQueue={} or "
+                + "maxQueueBytes={}; disconnecting it", unacknowledged.size(), queued, unacknowledgedBytes,
+                queuedBytes, session.getMaxQueue(), session.getMaxQueueBytes());
         return false;
     }
 
@@ -141,7 +147,9 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
         forgetAcknowledged();
         long batch = lastBatch + 1;
         for (ServerMessage fresh : queue) {
-            unacknowledged.add(new Sent(fresh, batch));
+            int bytes = bytesOf(fresh);
+            unacknowledged.add(new Sent(fresh, batch, bytes));
+            unacknowledgedBytes += bytes;
         }
         // Every entry kept goes out again, oldest first: the client acknowledges by batch, never by message.
         queue.clear();
@@ -157,11 +165,18 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
     private void forgetAcknowledged() {
         long acknowledged = acknowledgedBatch.get();
         while (!unacknowledged.isEmpty() && unacknowledged.peekFirst().batch() <= acknowledged) {
-            unacknowledged.pollFirst();
+            unacknowledgedBytes -= unacknowledged.pollFirst().bytes();
         }
         if (unacknowledged.isEmpty()) {
             newestKeptBatch = 0;
+            unacknowledgedBytes = 0;
         }
+    }
+
+    /** @return a message's bytes as the engine's queue counts them: its JSON, encoded when it was queued, plus one */
+    private static int bytesOf(ServerMessage message) {
+        int length = message instanceof ServerMessageImpl ? ((ServerMessageImpl) message).cachedJsonLength() : -1;
+        return length < 0 ? 0 : length + 1;
     }
 
     @Override

@@ -53,6 +53,27 @@ public interface Carrier {
     }
 
     /**
+     * @return the bytes handed to {@link #send(List)} that the network has not yet taken (a socket's write backlog);
+     *         they count against the session's {@code maxQueueBytes} together with its queue. Must not block.
+     */
+    default long pendingBytes() {
+        return 0;
+    }
+
+    /**
+     * Asks, before a push hands over more messages, whether the carrier's write backlog is already large enough: if
+     * so, the messages had better wait in the session's queue, where the max-queue policy can still drop the oldest
+     * of them, than in the socket's backlog, where nothing can be taken back. Called under the session's lock.
+     *
+     * @param resume run once when the backlog has shrunk, on a thread that holds no session's lock, if this returns
+     *        true
+     * @return true if the push should wait for {@code resume}; false to push now (resume is then never run)
+     */
+    default boolean deferPush(Runnable resume) {
+        return false;
+    }
+
+    /**
      * Runs a push of a session's queued messages on this carrier, which {@link #pushesWhileHeld()}. The engine asks
      * at most once per session until the push has run, so a carrier that runs it later, on a thread of its own,
      * lets every message queued meanwhile leave in one {@link #send(List)}: under load, pushes group themselves

@@ -290,6 +290,27 @@ class AcknowledgedMessagesExtensionTest {
     }
 
     @Test
+    void unacknowledgedBytesCountTowardMaxQueueBytes() {
+        start(builder -> builder.maxQueueBytes(4096));
+        TestClient publisher = publisher();
+        TestClient client = ackClient(harness.newClient());
+        String kilobyte = "k".repeat(1000);
+        CompletableFuture<TestResponse> held = client.send(connect(client, 1));
+        publish(publisher, "M1" + kilobyte);
+        assertThat(textsOf(await(held))).containsExactly("M1" + kilobyte);
+        publish(publisher, "M2" + kilobyte);
+        publish(publisher, "M3" + kilobyte);
+        ServerSession session = harness.server().getSession(client.clientId());
+        assertThat(session.getQueueSize()).isEqualTo(2);
+        // One unacknowledged and two queued kilobytes leave no room for a fourth under 4096 bytes, although the
+        // queue alone would have it: refused, and the session ends at its next message.
+        publish(publisher, "M4" + kilobyte);
+        assertThat(session.getQueueSize()).isEqualTo(2);
+        publish(publisher, "M5");
+        assertThat(harness.server().getSession(client.clientId())).isNull();
+    }
+
+    @Test
     void anOverflowedSessionEndsWhenTheClientNextConnects() {
         start(builder -> builder.maxQueue(4));
         TestClient client = overflowedClient(publisher());

@@ -68,12 +68,17 @@ public final class TransportConfig {
     public static final ConfigOption<Integer> WS_MAX_FRAME = ConfigOption.integer("wsMaxOutgoingFrameBytes", 64 * 1024,
             n -> n >= 1024, "an integer of at least 1024",
             "Messages pushed on a WebSocket are grouped into frames up to this size.");
+    /** How long a WebSocket may accept no bytes while it has some to write. */
+    public static final ConfigOption<Duration> WS_WRITE_STALL_TIMEOUT = ConfigOption.duration("wsWriteStallTimeout",
+            Duration.ofSeconds(30), d -> d.compareTo(Duration.ofSeconds(1)) >= 0, "a duration of at least 1s",
+            "How long a WebSocket with bytes to write may accept none (its reader stopped reading) before it is "
+                    + "dropped; its sessions then expire as for any dead connection.");
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
             MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, DUPLICATE_CONNECT_STATUS,
             HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_HANDSHAKE_TIMEOUT, WS_DEFLATE_MIN_SIZE,
-            WS_MAX_FRAME);
+            WS_MAX_FRAME, WS_WRITE_STALL_TIMEOUT);
 
     private final Map<ConfigOption<?>, Object> values;
 

@@ -1,10 +1,12 @@
 package org.bayeux.transport.websocket;
 
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
@@ -24,8 +26,13 @@ import org.slf4j.LoggerFactory;
  * {@link #onText(String)} completes, so a client's batches are handled in order and a client that floods the socket
  * is slowed down by TCP. Every {@link #send(List)} becomes one text message, or several when a list of plain
  * deliveries exceeds the frame size ({@link TextFrames}); writes are queued and sent one at a time
- * ({@link TextWriteQueue}); a peer that lets too many pile up is dropped. The engine's pushes of queued deliveries
- * run on the carrier's lane ({@link PushLanes}), so that deliveries queued meanwhile share a frame.</p>
+ * ({@link TextWriteQueue}). The engine's pushes of queued deliveries run on the carrier's lane ({@link PushLanes}),
+ * so that deliveries queued meanwhile share a frame, and wait while the socket is a frame behind, so that a slow
+ * reader's messages stay in its session's queue, bounded by {@code maxQueueBytes} and its policy.</p>
+ *
+ * <p>A peer is dropped when its unwritten bytes reach {@code maxQueueBytes} (it sends without reading its
+ * answers), or when it accepts no bytes for {@code wsWriteStallTimeout} while some wait: a check on the engine's
+ * timer thread, armed while the socket has a backlog, so a socket costs no timer while it keeps up.</p>
  *
  * <p>However the connection ends (close frame, error, idle timeout, failed write, a close of our own), the carrier
  * ends once: pending writes are dropped and the engine is told, for each session the carrier ever carried, through
@@ -57,6 +64,8 @@ public final class SocketCarrier implements Carrier {
     private boolean carriedSession;
     private volatile SocketPeer peer;
     private volatile TextWriteQueue writes;
+    /** A write-stall check is scheduled, or about to be. */
+    private final AtomicBoolean stallCheckArmed = new AtomicBoolean();
 
     SocketCarrier(SocketTransport transport) {
         this.transport = transport;
@@ -105,10 +114,27 @@ public final class SocketCarrier implements Carrier {
         }
         if (!current.write(TextFrames.of(engine, messages, transport.maxOutgoingFrameBytes()))) {
             // A peer that does not read would not read a close frame either.
-            LOG.info("{} has {} messages waiting to be written; dropping it as too slow", this, current.pendingTexts());
+            LOG.info("{} has {} bytes waiting to be written; dropping it as too slow", this, current.pendingBytes());
+            transport.slowPeerDropped();
             peer.abort();
             end();
+            return;
         }
+        if (current.pendingBytes() > 0) {
+            watchForStall();
+        }
+    }
+
+    @Override
+    public long pendingBytes() {
+        TextWriteQueue current = writes;
+        return current == null ? 0 : current.pendingBytes();
+    }
+
+    @Override
+    public boolean deferPush(Runnable resume) {
+        TextWriteQueue current = writes;
+        return current != null && current.deferUntilWritable(resume);
     }
 
     @Override
@@ -137,7 +163,8 @@ public final class SocketCarrier implements Carrier {
      */
     public void opened(SocketPeer socket) {
         peer = socket;
-        writes = new TextWriteQueue(socket, transport.maxPendingTexts(), this::writeFailed);
+        writes = new TextWriteQueue(socket, transport.maxPendingBytes(), transport.maxOutgoingFrameBytes(),
+                this::writeFailed, transport::execute);
         synchronized (this) {
             if (ended) {
                 return;
@@ -230,6 +257,46 @@ public final class SocketCarrier implements Carrier {
      */
     public void onClosed(int code, String reason) {
         LOG.debug("{} closed: {} {}", this, code, reason);
+        end();
+    }
+
+    // ---- write stalls ----------------------------------------------------------------------------------------
+
+    private void watchForStall() {
+        if (!stallCheckArmed.get() && stallCheckArmed.compareAndSet(false, true)) {
+            scheduleStallCheck(transport.writeStallTimeout().toNanos());
+        }
+    }
+
+    private void scheduleStallCheck(long delayNanos) {
+        if (engine.schedule(this::checkStall, Duration.ofNanos(delayNanos)) == null) {
+            // The engine has stopped; so is the transport.
+            stallCheckArmed.set(false);
+        }
+    }
+
+    /** On the engine's timer thread: drops the peer if its backlog has not moved for the stall timeout. */
+    private void checkStall() {
+        TextWriteQueue current = writes;
+        long busySince = current == null || isEnded() ? -1 : current.busySinceNanos();
+        if (busySince < 0) {
+            stallCheckArmed.set(false);
+            // A write that came between the look and the reset found the check armed: watch for it now.
+            if (current != null && !isEnded() && current.busySinceNanos() >= 0) {
+                watchForStall();
+            }
+            return;
+        }
+        long timeoutNanos = transport.writeStallTimeout().toNanos();
+        long stalledNanos = System.nanoTime() - busySince;
+        if (stalledNanos < timeoutNanos) {
+            scheduleStallCheck(timeoutNanos - stalledNanos);
+            return;
+        }
+        LOG.info("{} accepted no bytes for {} with {} bytes to write; dropping it", this,
+                transport.writeStallTimeout(), current.pendingBytes());
+        transport.writeStallDropped();
+        peer.abort();
         end();
     }
 

@@ -36,6 +36,9 @@ public final class SocketTransport {
     private final int maxOutgoingFrameBytes;
     private final Duration handshakeTimeout;
     private final LongAdder handshakeTimeouts = new LongAdder();
+    private final Duration writeStallTimeout;
+    private final LongAdder slowPeerDrops = new LongAdder();
+    private final LongAdder writeStallDrops = new LongAdder();
 
     /**
      * @param engine the engine
@@ -51,6 +54,7 @@ public final class SocketTransport {
         this.pushLanes = new PushLanes(executor, Runtime.getRuntime().availableProcessors());
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
         this.handshakeTimeout = config.get(TransportConfig.WS_HANDSHAKE_TIMEOUT);
+        this.writeStallTimeout = config.get(TransportConfig.WS_WRITE_STALL_TIMEOUT);
     }
 
     /** @return a carrier for a connection about to open */
@@ -89,9 +93,36 @@ public final class SocketTransport {
         return idleTimeout;
     }
 
-    /** @return how many texts may wait on a socket whose peer does not read before it is dropped */
-    int maxPendingTexts() {
-        return engine.getConfig().maxQueue();
+    /**
+     * @return how many bytes may wait on a socket before its peer is dropped as too slow: the engine's
+     *         {@code maxQueueBytes}. The engine keeps its deliveries queued while a socket is a frame behind, so
+     *         only replies to a client that sends without reading its answers come near it.
+     */
+    long maxPendingBytes() {
+        return engine.getConfig().maxQueueBytes();
+    }
+
+    /** @return how long a socket with bytes to write may accept none before it is dropped */
+    Duration writeStallTimeout() {
+        return writeStallTimeout;
+    }
+
+    /** @return how many sockets were dropped because their backlog reached {@link #maxPendingBytes()} */
+    public long slowPeerDrops() {
+        return slowPeerDrops.sum();
+    }
+
+    /** @return how many sockets were dropped because they accepted no bytes for {@code wsWriteStallTimeout} */
+    public long writeStallDrops() {
+        return writeStallDrops.sum();
+    }
+
+    void slowPeerDropped() {
+        slowPeerDrops.increment();
+    }
+
+    void writeStallDropped() {
+        writeStallDrops.increment();
     }
 
     /** @return the number of open WebSocket connections carrying Bayeux traffic */

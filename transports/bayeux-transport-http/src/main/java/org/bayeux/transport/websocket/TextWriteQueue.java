@@ -1,26 +1,39 @@
 package org.bayeux.transport.websocket;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
- * Writes text messages on one WebSocket in order, one at a time, without blocking the caller.
+ * Writes text messages on one WebSocket in order, one at a time, without blocking the caller, and keeps count of the
+ * bytes not yet written.
  *
  * <p>{@link #write(List)} queues the texts and starts writing if nothing is being written; each completed send
  * starts the next. A send that completes on the calling thread does not recurse: the loop in {@link #drain()} picks
- * up the next text. The queue is bounded: past {@code maxPending} texts the peer is too slow, and the queue refuses
- * more so that the carrier can drop the connection instead of growing memory without limit.</p>
+ * up the next text. The queue is bounded in bytes: past {@code maxPendingBytes} (the text being written included)
+ * the peer is too slow, and the queue refuses more so that the carrier can drop the connection instead of growing
+ * memory without limit.</p>
+ *
+ * <p>Below that hard bound, the engine is asked to keep its messages in the session's queue while this one holds a
+ * frame's worth or more ({@link #deferUntilWritable(Runnable)}): there the max-queue policy can still drop the oldest
+ * of them, here nothing can be taken back. The texts queued here may be shared with other sockets (a broadcast sent
+ * alone is one array for all), so they are never changed.</p>
  *
  * <p>The first failed send, or {@link #abandon()}, ends the queue: pending texts are dropped, later writes are
  * ignored.</p>
  */
 final class TextWriteQueue {
     private final SocketPeer peer;
-    private final int maxPending;
+    private final long maxPendingBytes;
+    private final long deferAtBytes;
     private final Consumer<Throwable> onWriteFailure;
+    private final Executor resumer;
     // Guarded by this.
     private final ArrayDeque<byte[]> pending = new ArrayDeque<>();
+    /** Pushes of the engine waiting for the backlog to shrink; one per session at most. */
+    private List<Runnable> waiting;
     private boolean abandoned;
     /** A send has been started and has not completed, or the drain loop is running. */
     private boolean writing;
@@ -28,52 +41,95 @@ final class TextWriteQueue {
     private boolean inSend;
     /** The send started by the drain loop completed before {@link SocketPeer#sendText} returned. */
     private boolean completedInline;
+    /** The length of the text being sent. */
+    private int inFlightBytes;
+    /** When the backlog last moved: the start of writing from idle, or the last completed send. */
+    private long progressNanos;
+    /** The pending texts' bytes and the one being sent; written under the lock, read without it. */
+    private volatile long pendingBytes;
 
     /**
      * @param peer the socket to write on
-     * @param maxPending the most texts waiting for an earlier send to finish
+     * @param maxPendingBytes the most bytes waiting to be written, the text being sent included; one text alone is
+     *        always accepted
+     * @param deferAtBytes the backlog from which the engine's pushes wait ({@link #deferUntilWritable(Runnable)})
      * @param onWriteFailure told once when a send fails, on any thread, possibly the one calling {@link #write(List)}
+     * @param resumer runs the pushes that waited, away from the thread that completed a send (which may hold a
+     *        session's lock when the send completed inline)
      */
-    TextWriteQueue(SocketPeer peer, int maxPending, Consumer<Throwable> onWriteFailure) {
+    TextWriteQueue(SocketPeer peer, long maxPendingBytes, long deferAtBytes, Consumer<Throwable> onWriteFailure,
+            Executor resumer) {
         this.peer = peer;
-        this.maxPending = maxPending;
+        this.maxPendingBytes = maxPendingBytes;
+        this.deferAtBytes = deferAtBytes;
         this.onWriteFailure = onWriteFailure;
+        this.resumer = resumer;
     }
 
     /**
      * Queues texts and makes sure they are being written.
      *
-     * @param texts the texts, UTF-8 encoded, in order
-     * @return false if the queue is full (the texts were not queued); true otherwise, also when the queue has ended
-     *         and the texts were dropped
+     * @param texts the texts, UTF-8 encoded, in order; never changed, so they may be shared
+     * @return false if they would take the backlog past {@code maxPendingBytes} (the texts were not queued); true
+     *         otherwise, also when the queue has ended and the texts were dropped
      */
     boolean write(List<byte[]> texts) {
+        long adding = 0;
+        for (byte[] text : texts) {
+            adding += text.length;
+        }
         synchronized (this) {
             if (abandoned) {
                 return true;
             }
-            if (pending.size() + texts.size() > maxPending) {
+            if (pendingBytes > 0 && pendingBytes + adding > maxPendingBytes) {
                 return false;
             }
             pending.addAll(texts);
+            pendingBytes += adding;
             if (writing) {
                 return true;
             }
             writing = true;
+            progressNanos = System.nanoTime();
         }
         drain();
         return true;
     }
 
-    /** Drops the pending texts and ignores later writes. */
+    /**
+     * Asks the engine's push to wait while a frame's worth or more is waiting to be written.
+     *
+     * @param resume run once, on the resumer, when the backlog falls below that
+     * @return true if the push should wait for {@code resume}; false to push now
+     */
+    synchronized boolean deferUntilWritable(Runnable resume) {
+        if (abandoned || pendingBytes < deferAtBytes) {
+            return false;
+        }
+        if (waiting == null) {
+            waiting = new ArrayList<>(1);
+        }
+        waiting.add(resume);
+        return true;
+    }
+
+    /** Drops the pending texts and ignores later writes; waiting pushes are forgotten, the carrier being dead. */
     synchronized void abandon() {
         abandoned = true;
         pending.clear();
+        pendingBytes = 0;
+        waiting = null;
     }
 
-    /** @return the number of texts waiting to be written */
-    synchronized int pendingTexts() {
-        return pending.size();
+    /** @return the bytes waiting to be written, the text being sent included */
+    long pendingBytes() {
+        return pendingBytes;
+    }
+
+    /** @return when the backlog last moved, or -1 when nothing waits to be written */
+    synchronized long busySinceNanos() {
+        return abandoned || pendingBytes == 0 ? -1 : progressNanos;
     }
 
     /** Sends texts until one completes later (its completion resumes the loop), the queue empties, or it ends. */
@@ -86,6 +142,7 @@ final class TextWriteQueue {
                     writing = false;
                     return;
                 }
+                inFlightBytes = next.length;
                 inSend = true;
                 completedInline = false;
             }
@@ -104,17 +161,37 @@ final class TextWriteQueue {
             synchronized (this) {
                 abandoned = true;
                 pending.clear();
+                pendingBytes = 0;
+                waiting = null;
                 writing = false;
             }
             onWriteFailure.accept(failure);
             return;
         }
+        List<Runnable> resuming = null;
+        boolean inline;
         synchronized (this) {
-            if (inSend) {
+            if (!abandoned) {
+                pendingBytes -= inFlightBytes;
+            }
+            inFlightBytes = 0;
+            progressNanos = System.nanoTime();
+            if (waiting != null && pendingBytes < deferAtBytes) {
+                resuming = waiting;
+                waiting = null;
+            }
+            inline = inSend;
+            if (inline) {
                 completedInline = true;
-                return;
             }
         }
-        drain();
+        if (resuming != null) {
+            for (Runnable resume : resuming) {
+                resumer.execute(resume);
+            }
+        }
+        if (!inline) {
+            drain();
+        }
     }
 }

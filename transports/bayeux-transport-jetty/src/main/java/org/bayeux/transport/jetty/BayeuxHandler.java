@@ -61,6 +61,18 @@ public final class BayeuxHandler extends Handler.Abstract {
         return webSocket;
     }
 
+    /**
+     * @return how many WebSockets were dropped because they accepted no bytes for {@code wsWriteStallTimeout}
+     */
+    public long getWebSocketWriteStallDrops() {
+        return webSocket == null ? 0 : webSocket.sockets().writeStallDrops();
+    }
+
+    /** @return how many WebSockets were dropped because their unwritten bytes reached {@code maxQueueBytes} */
+    public long getWebSocketSlowPeerDrops() {
+        return webSocket == null ? 0 : webSocket.sockets().slowPeerDrops();
+    }
+
     @Override
     protected void doStart() throws Exception {
         engine.start();

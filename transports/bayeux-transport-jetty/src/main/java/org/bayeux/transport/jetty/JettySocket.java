@@ -95,9 +95,14 @@ final class JettySocket extends TextFrameHandler implements SocketPeer {
                 false);
     }
 
+    /**
+     * Sends the bytes as they are. They may be shared with other sockets (a broadcast sent alone is one array for
+     * all), so each send gets a buffer of its own over them (its own position and limit) that is read-only: Jetty,
+     * its extensions (permessage-deflate reads the payload) and the network only read it.
+     */
     @Override
     public void sendText(byte[] utf8, Consumer<Throwable> done) {
-        session().sendFrame(new Frame(OpCode.TEXT, ByteBuffer.wrap(utf8)), Callback.from(() -> done.accept(null),
-                done::accept), false);
+        session().sendFrame(new Frame(OpCode.TEXT, ByteBuffer.wrap(utf8).asReadOnlyBuffer()),
+                Callback.from(() -> done.accept(null), done::accept), false);
     }
 }

@@ -135,6 +135,11 @@ final class WebSocketTransport {
         return sockets.openConnections();
     }
 
+    /** @return the transport's counters of dropped sockets ({@link SocketTransport#slowPeerDrops()} and others) */
+    SocketTransport sockets() {
+        return sockets;
+    }
+
     /** Runs a task on Jetty's thread pool; during shutdown the task may be dropped. */
     private void execute(Runnable task) {
         Executor current = executor;
