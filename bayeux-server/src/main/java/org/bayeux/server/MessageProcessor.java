@@ -72,7 +72,7 @@ final class MessageProcessor {
                 return meta.handshake(message, carrier);
             }
             if (session == null || session.getState().isEnded()) {
-                return done(Outcome.reply(null, meta.noSession(message)));
+                return done(Outcome.reply(null, MetaHandlers.unknownSession(message)));
             }
             return dispatch(session, message, carrier, alone);
         }).thenCompose(this::replyOutgoing);

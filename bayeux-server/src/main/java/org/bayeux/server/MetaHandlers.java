@@ -112,7 +112,7 @@ final class MetaHandlers {
         reply.setSuccessful(true);
         ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
         if (outcome == null) {
-            return CompletableFuture.completedFuture(Outcome.reply(null, noSession(request)));
+            return CompletableFuture.completedFuture(Outcome.reply(null, unknownSession(request)));
         }
         if (outcome.isHeld()) {
             return CompletableFuture.completedFuture(Outcome.HELD);
@@ -265,26 +265,11 @@ final class MetaHandlers {
     // ---- errors and advice -----------------------------------------------------------------------------------
 
     /**
-     * The reply to a message whose session is gone or ending. A {@code /meta/connect} that its client sent before its own
-     * {@code /meta/disconnect} but that the server read after it gets the reply it would have had if it had been
-     * held when the session ended: successful, with {@code reconnect:"none"}. Anything else gets
-     * {@link #unknownSession}, as does a connect sent after the disconnect.
+     * The reply to a message whose session does not exist: never created, expired, or ended by its own
+     * {@code /meta/disconnect}. Message ids are opaque strings chosen by clients, so a connect read after its
+     * session's disconnect is refused like any other, whatever its id (see docs/interoperability.md for the CometD
+     * JS client's handling of it).
      *
-     * @param request the message
-     * @return the reply
-     */
-    ServerMessageImpl noSession(ServerMessageImpl request) {
-        if (Message.META_CONNECT.equals(request.getChannel())
-                && server.sessions().sentBeforeDisconnect(request.getClientId(), request.getId())) {
-            ServerMessageImpl reply = Outcome.replyTo(request);
-            reply.setSuccessful(true);
-            reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_NONE));
-            return reply;
-        }
-        return unknownSession(request);
-    }
-
-    /**
      * @param request a message whose clientId is unknown or expired
      * @return {@code 402::session_unknown}, with handshake advice on handshake and connect replies only
      */
