@@ -50,6 +50,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     public static final List<String> DEFAULT_TRANSPORTS = List.of("websocket", "long-polling", "callback-polling");
 
     private final BayeuxServerConfig config;
+    private final Limits limits;
     private final JsonCodec codec;
     private final ScheduledThreadPoolExecutor scheduler;
     private final ChannelRegistry channels = new ChannelRegistry(this);
@@ -75,6 +76,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public BayeuxServerImpl(BayeuxServerConfig config) {
         this.config = config;
+        this.limits = new Limits(config);
         this.codec = loadCodec(config);
         AtomicInteger threads = new AtomicInteger();
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
@@ -130,10 +132,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public List<ServerMessageImpl> parse(String json) throws BadBatchException {
         List<ServerMessageImpl> batch;
+        Limits.BatchCounter counter = limits.newBatchCounter();
         try {
-            batch = codec.parseMessages(json, ServerMessageImpl::new);
+            batch = codec.parseMessages(json, counter);
         } catch (MalformedJsonException malformed) {
             throw new BadBatchException(malformed.getMessage(), malformed);
+        } catch (Limits.BatchLimitExceeded tooMany) {
+            return limits.refuse(counter);
         }
         return checkBatch(batch);
     }
@@ -149,10 +154,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public List<ServerMessageImpl> parse(byte[] utf8, int offset, int length) throws BadBatchException {
         List<ServerMessageImpl> batch;
+        Limits.BatchCounter counter = limits.newBatchCounter();
         try {
-            batch = codec.parseMessages(utf8, offset, length, ServerMessageImpl::new);
+            batch = codec.parseMessages(utf8, offset, length, counter);
         } catch (MalformedJsonException malformed) {
             throw new BadBatchException(malformed.getMessage(), malformed);
+        } catch (Limits.BatchLimitExceeded tooMany) {
+            return limits.refuse(counter);
         }
         return checkBatch(batch);
     }
@@ -268,6 +276,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** @return the configuration */
     public BayeuxServerConfig getConfig() {
         return config;
+    }
+
+    /**
+     * @return how many times each input limit ({@link Limit}) refused a message, for monitoring
+     */
+    public LimitCounters getLimitCounters() {
+        return limits.counters();
+    }
+
+    Limits limits() {
+        return limits;
     }
 
     /** @return the JSON codec in use */

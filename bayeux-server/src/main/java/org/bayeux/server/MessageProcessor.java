@@ -32,6 +32,13 @@ final class MessageProcessor {
     }
 
     CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
+        if (batch instanceof Limits.OversizedBatch) {
+            // Nothing of the batch is processed: its first message is answered for all of them.
+            ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(batch.get(0)), Limit.MESSAGES_PER_BATCH);
+            reply.freeze();
+            carrier.send(List.of(reply));
+            return CompletableFuture.completedFuture(null);
+        }
         List<Outcome> outcomes = new ArrayList<>(batch.size());
         boolean alone = batch.size() == 1;
         CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
@@ -58,6 +65,11 @@ final class MessageProcessor {
         String channel = message.getChannel();
         if (channel == null) {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 400, "", "channel_missing")));
+        }
+        // Measured before anything parses the name: a long one costs no more than its length.
+        Limit nameLimit = server.limits().checkChannelName(channel);
+        if (nameLimit != null) {
+            return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), nameLimit)));
         }
         if (!ChannelId.isValid(channel)) {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
@@ -107,9 +119,9 @@ final class MessageProcessor {
         if (id.isWildcard()) {
             return done(Outcome.reply(session, Outcome.fail(reply, 405, id.name(), "channel_invalid")));
         }
-        return meta.channelFor(session, id, message).thenCompose(channel -> {
+        return meta.channelFor(session, id, message, reply).thenCompose(channel -> {
             if (channel == null) {
-                return done(Outcome.reply(session, Outcome.fail(reply, 403, id.name(), "publish_denied")));
+                return done(Outcome.reply(session, MetaHandlers.failUnlessFailed(reply, id.name(), "publish_denied")));
             }
             return server.security().canPublish(session, channel, message).thenCompose(denial -> {
                 if (denial != null) {

@@ -35,6 +35,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
+    private volatile Limits.CreationBudget creationBudget;
 
 
     private volatile State state = State.HANDSHAKEN;
@@ -127,6 +128,20 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     Set<ServerChannelImpl> subscriptions() {
         return subscriptions;
+    }
+
+    /** @return this session's budget of channel creations, made on first use */
+    Limits.CreationBudget creationBudget() {
+        Limits.CreationBudget budget = creationBudget;
+        if (budget == null) {
+            synchronized (lock) {
+                if (creationBudget == null) {
+                    creationBudget = new Limits.CreationBudget();
+                }
+                budget = creationBudget;
+            }
+        }
+        return budget;
     }
 
     // ---- delivery -------------------------------------------------------------------------------------------
