@@ -31,6 +31,7 @@ import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.slf4j.Logger;
@@ -46,6 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BayeuxServerImpl implements BayeuxServer {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** The transports advertised when the embedding transport module sets none. */
     public static final List<String> DEFAULT_TRANSPORTS = List.of("websocket", "long-polling", "callback-polling");
 
@@ -320,6 +322,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     Logger logger() {
         return LOG;
+    }
+
+    /** @return the engine's log for events that can repeat by the thousand */
+    RateLimitedLog quietLog() {
+        return QUIET;
     }
 
     // ---- BayeuxServer ----------------------------------------------------------------------------------------

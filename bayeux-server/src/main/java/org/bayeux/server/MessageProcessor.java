@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.Carrier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 final class MessageProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(MessageProcessor.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
     private final BayeuxServerImpl server;
     private final MetaHandlers meta;
@@ -56,9 +58,22 @@ final class MessageProcessor {
             outcome = CompletableFuture.failedFuture(failure);
         }
         return outcome.exceptionally(failure -> {
-            LOG.warn("Failed to process {}", message, failure);
+            // The message and its clientId reach the log at DEBUG only.
+            QUIET.warn("process:" + failure.getClass().getName(), "Failed to process a message on {}",
+                    channelOf(message), failure);
+            LOG.debug("Failed to process {}", message);
             return Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 500, "", "server_error"));
         });
+    }
+
+    /** @return the message's channel for a log line: short names only, as a name over the limit may be huge */
+    private static String channelOf(ServerMessageImpl message) {
+        Object channel = message.get(Message.CHANNEL_FIELD);
+        if (!(channel instanceof String)) {
+            return "no channel";
+        }
+        String name = (String) channel;
+        return name.length() <= 128 ? name : name.substring(0, 128) + "...";
     }
 
     private CompletionStage<Outcome> process(ServerMessageImpl message, Carrier carrier, boolean alone) {

@@ -224,7 +224,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
         }
         if (overflowDisconnect) {
-            server.logger().info("Session {} queue reached maxQueue={}; disconnecting it", id, getMaxQueue());
+            server.quietLog().info("maxQueue", "A session's queue reached maxQueue={}; disconnecting it", getMaxQueue());
             server.sessions().remove(this, null, State.DISCONNECTED, true);
             return false;
         }

@@ -12,6 +12,7 @@ import org.bayeux.api.server.QueueListener;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AcknowledgedSession implements SessionExtension, QueueListener, DeQueueListener {
     private static final Logger LOG = LoggerFactory.getLogger(AcknowledgedMessagesExtension.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
     /** A message, and the batch: the number of the first connect reply that carried it. */
     private record Sent(ServerMessage message, long batch) {
@@ -121,8 +123,9 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
             return true;
         }
         overflowed = true;
-        LOG.info("Session {} has {} unacknowledged and {} queued messages, reaching maxQueue={}; disconnecting it",
-                session.getId(), unacknowledged.size(), queued, session.getMaxQueue());
+        QUIET.info("maxQueue", "A session has {} unacknowledged and {} queued messages, reaching maxQueue={}; "
+                + "disconnecting it", unacknowledged.size(), queued, session.getMaxQueue());
+        LOG.debug("Session {} reached maxQueue with unacknowledged messages", session.getId());
         return false;
     }
 
