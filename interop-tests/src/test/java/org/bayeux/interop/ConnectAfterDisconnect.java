@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
@@ -25,7 +24,6 @@ final class ConnectAfterDisconnect implements ServerExtension {
 
     private final CompletableFuture<Void> sessionRemoved = new CompletableFuture<>();
     private final CompletableFuture<Void> connectAnswered = new CompletableFuture<>();
-    private final AtomicInteger connectsRepliedAfterRemoval = new AtomicInteger();
     private final List<String> lateConnectReplies = new CopyOnWriteArrayList<>();
 
     ConnectAfterDisconnect(BayeuxServer server) {
@@ -53,7 +51,6 @@ final class ConnectAfterDisconnect implements ServerExtension {
         String channel = message.getChannel();
         if (Message.META_CONNECT.equals(channel)) {
             if (sessionRemoved.isDone()) {
-                connectsRepliedAfterRemoval.incrementAndGet();
                 lateConnectReplies.add(message.isSuccessful() ? "successful, reconnect " + reconnectOf(message)
                         : String.valueOf(message.get(Message.ERROR_FIELD)));
             }
@@ -65,11 +62,6 @@ final class ConnectAfterDisconnect implements ServerExtension {
         } else {
             promise.succeed(true);
         }
-    }
-
-    /** @return how many connect replies left after a session had been removed */
-    int connectsRepliedAfterRemoval() {
-        return connectsRepliedAfterRemoval.get();
     }
 
     /**
