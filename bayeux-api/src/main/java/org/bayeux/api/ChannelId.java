@@ -25,10 +25,13 @@ public final class ChannelId {
     public static final String DEEP_WILD = "**";
 
     private final String name;
-    private final String[] segments;
+    /**
+     * Where each segment ends in the name: segment {@code i} runs from {@code segmentEnds[i - 1] + 1} (1 for the
+     * first) to {@code segmentEnds[i]}. Offsets into the one name keep an id, and every prefix of it, linear in the
+     * name's length: no string per segment or per prefix is kept.
+     */
+    private final int[] segmentEnds;
     private final Wildcard wildcard;
-    /** Computed on first use: a publish walks these for every message. */
-    private volatile List<String> wildcardNames;
 
     /** What kind of wildcard, if any, a channel name ends with. */
     public enum Wildcard {
@@ -40,9 +43,9 @@ public final class ChannelId {
         DEEP
     }
 
-    private ChannelId(String name, String[] segments, Wildcard wildcard) {
+    private ChannelId(String name, int[] segmentEnds, Wildcard wildcard) {
         this.name = name;
-        this.segments = segments;
+        this.segmentEnds = segmentEnds;
         this.wildcard = wildcard;
     }
 
@@ -58,17 +61,28 @@ public final class ChannelId {
         if (problem != null) {
             throw new IllegalArgumentException("Invalid channel name '" + name + "': " + problem);
         }
-        List<String> parts = new ArrayList<>(4);
-        int start = 1;
-        for (int i = 1; i <= name.length(); i++) {
-            if (i == name.length() || name.charAt(i) == '/') {
-                parts.add(name.substring(start, i));
-                start = i + 1;
+        int count = 0;
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) == '/') {
+                count++;
             }
         }
-        String last = parts.get(parts.size() - 1);
-        Wildcard wildcard = WILD.equals(last) ? Wildcard.SINGLE : DEEP_WILD.equals(last) ? Wildcard.DEEP : Wildcard.NONE;
-        return new ChannelId(name, parts.toArray(new String[0]), wildcard);
+        int[] ends = new int[count];
+        int segment = 0;
+        for (int i = 1; i <= name.length(); i++) {
+            if (i == name.length() || name.charAt(i) == '/') {
+                ends[segment++] = i;
+            }
+        }
+        int lastStart = count == 1 ? 1 : ends[count - 2] + 1;
+        int lastLength = name.length() - lastStart;
+        Wildcard wildcard = Wildcard.NONE;
+        if (lastLength == 1 && name.charAt(lastStart) == '*') {
+            wildcard = Wildcard.SINGLE;
+        } else if (lastLength == 2 && name.startsWith(DEEP_WILD, lastStart)) {
+            wildcard = Wildcard.DEEP;
+        }
+        return new ChannelId(name, ends, wildcard);
     }
 
     /**
@@ -105,19 +119,23 @@ public final class ChannelId {
             if (i == segmentStart) {
                 return "empty segment";
             }
-            String segment = name.substring(segmentStart, i);
             boolean last = i == name.length();
-            if (segment.indexOf('*') >= 0) {
+            boolean hasStar = false;
+            for (int c = segmentStart; c < i && !hasStar; c++) {
+                hasStar = name.charAt(c) == '*';
+            }
+            if (hasStar) {
                 if (!last) {
                     return "a wildcard may only be the last segment";
                 }
-                if (!WILD.equals(segment) && !DEEP_WILD.equals(segment)) {
+                int length = i - segmentStart;
+                if (!(length <= 2 && name.startsWith(DEEP_WILD.substring(0, length), segmentStart))) {
                     return "a wildcard segment must be exactly '*' or '**'";
                 }
             } else {
-                for (int c = 0; c < segment.length(); c++) {
-                    if (!isSegmentChar(segment.charAt(c))) {
-                        return "character '" + segment.charAt(c) + "' not allowed";
+                for (int c = segmentStart; c < i; c++) {
+                    if (!isSegmentChar(name.charAt(c))) {
+                        return "character '" + name.charAt(c) + "' not allowed";
                     }
                 }
             }
@@ -146,20 +164,36 @@ public final class ChannelId {
 
     /** @return the number of segments; {@code /a/b} has 2 */
     public int depth() {
-        return segments.length;
+        return segmentEnds.length;
     }
 
     /**
      * @param index the segment index, from 0
-     * @return the segment at that index
+     * @return the segment at that index, a new string
      */
     public String segment(int index) {
-        return segments[index];
+        return name.substring(index == 0 ? 1 : segmentEnds[index - 1] + 1, segmentEnds[index]);
     }
 
-    /** @return the segments, in order */
+    /** @return the segments, in order, each a new string */
     public List<String> segments() {
-        return Collections.unmodifiableList(java.util.Arrays.asList(segments));
+        List<String> segments = new ArrayList<>(segmentEnds.length);
+        for (int i = 0; i < segmentEnds.length; i++) {
+            segments.add(segment(i));
+        }
+        return Collections.unmodifiableList(segments);
+    }
+
+    /**
+     * The length of the name's first segments, with their slashes: for {@code /ab/c}, 0 for none, 3 for one
+     * ({@code /ab}) and 5 for two. A prefix is {@code name().substring(0, prefixLength(count))}; callers that only
+     * compare or hash it can use the offset and avoid the copy.
+     *
+     * @param count how many segments, from 0 to {@link #depth()}
+     * @return the length of the name's prefix made of that many segments
+     */
+    public int prefixLength(int count) {
+        return count == 0 ? 0 : segmentEnds[count - 1];
     }
 
     /** @return the kind of wildcard this name ends with */
@@ -179,12 +213,12 @@ public final class ChannelId {
 
     /** @return true for the protocol's own channels, under {@code /meta/} */
     public boolean isMeta() {
-        return "meta".equals(segments[0]);
+        return segmentEnds[0] == 5 && name.startsWith("meta", 1);
     }
 
     /** @return true for channels under {@code /service/}, whose messages go to server-side handlers only */
     public boolean isService() {
-        return "service".equals(segments[0]);
+        return segmentEnds[0] == 8 && name.startsWith("service", 1);
     }
 
     /** @return true for channels whose messages are broadcast to subscribers: neither meta nor service */
@@ -203,52 +237,37 @@ public final class ChannelId {
             case NONE:
                 return equals(channel);
             case SINGLE:
-                return channel.segments.length == segments.length && samePrefix(channel, segments.length - 1);
+                return channel.depth() == depth() && samePrefix(channel, depth() - 1);
             default:
-                return channel.segments.length >= segments.length && samePrefix(channel, segments.length - 1);
+                return channel.depth() >= depth() && samePrefix(channel, depth() - 1);
         }
     }
 
     private boolean samePrefix(ChannelId other, int count) {
-        for (int i = 0; i < count; i++) {
-            if (!segments[i].equals(other.segments[i])) {
-                return false;
-            }
-        }
-        return true;
+        int length = prefixLength(count);
+        return other.prefixLength(count) == length && name.regionMatches(0, other.name, 0, length);
     }
 
     /**
      * Lists the wildcard names that match this plain channel, nearest first: for {@code /a/b/c} they are
      * {@code /a/b/*}, {@code /a/b/**}, {@code /a/**} and {@code /**}.
      *
+     * <p>The names are built on each call and not kept: together they are quadratic in the name's length. Code on a
+     * hot path, or facing names from the network, should walk {@link #prefixLength(int)} instead.</p>
+     *
      * @return the wildcard names that match this channel; empty if this id is itself a wildcard
      */
     public List<String> wildcardNames() {
-        List<String> names = wildcardNames;
-        if (names == null) {
-            names = computeWildcardNames();
-            wildcardNames = names;
-        }
-        return names;
-    }
-
-    private List<String> computeWildcardNames() {
         if (isWildcard()) {
             return List.of();
         }
-        List<String> result = new ArrayList<>(segments.length + 1);
-        StringBuilder prefix = new StringBuilder(name.length() + 3);
-        String[] prefixes = new String[segments.length];
-        for (int i = 0; i < segments.length; i++) {
-            prefixes[i] = prefix.toString();
-            prefix.append('/').append(segments[i]);
+        int depth = depth();
+        List<String> result = new ArrayList<>(depth + 1);
+        result.add(name.substring(0, prefixLength(depth - 1)) + "/*");
+        for (int i = depth - 1; i >= 0; i--) {
+            result.add(name.substring(0, prefixLength(i)) + "/**");
         }
-        result.add(prefixes[segments.length - 1] + "/*");
-        for (int i = segments.length - 1; i >= 0; i--) {
-            result.add(prefixes[i] + "/**");
-        }
-        return List.copyOf(result);
+        return Collections.unmodifiableList(result);
     }
 
     /** @return the parent channel id, or null for a single-segment name */

@@ -32,6 +32,7 @@ import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.slf4j.Logger;
@@ -47,10 +48,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class BayeuxServerImpl implements BayeuxServer {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** The transports advertised when the embedding transport module sets none. */
     public static final List<String> DEFAULT_TRANSPORTS = List.of("websocket", "long-polling", "callback-polling");
 
     private final BayeuxServerConfig config;
+    private final Limits limits;
     private final JsonCodec codec;
     private final ScheduledThreadPoolExecutor scheduler;
     private final ChannelRegistry channels = new ChannelRegistry(this);
@@ -77,6 +80,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public BayeuxServerImpl(BayeuxServerConfig config) {
         this.config = config;
+        this.limits = new Limits(config);
         this.codec = loadCodec(config);
         AtomicInteger threads = new AtomicInteger();
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
@@ -132,10 +136,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public List<ServerMessageImpl> parse(String json) throws BadBatchException {
         List<ServerMessageImpl> batch;
+        Limits.BatchCounter counter = limits.newBatchCounter();
         try {
-            batch = codec.parseMessages(json, ServerMessageImpl::new);
+            batch = codec.parseMessages(json, counter);
         } catch (MalformedJsonException malformed) {
             throw new BadBatchException(malformed.getMessage(), malformed);
+        } catch (Limits.BatchLimitExceeded tooMany) {
+            return limits.refuse(counter);
         }
         return checkBatch(batch);
     }
@@ -151,10 +158,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public List<ServerMessageImpl> parse(byte[] utf8, int offset, int length) throws BadBatchException {
         List<ServerMessageImpl> batch;
+        Limits.BatchCounter counter = limits.newBatchCounter();
         try {
-            batch = codec.parseMessages(utf8, offset, length, ServerMessageImpl::new);
+            batch = codec.parseMessages(utf8, offset, length, counter);
         } catch (MalformedJsonException malformed) {
             throw new BadBatchException(malformed.getMessage(), malformed);
+        } catch (Limits.BatchLimitExceeded tooMany) {
+            return limits.refuse(counter);
         }
         return checkBatch(batch);
     }
@@ -299,6 +309,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return config;
     }
 
+    /**
+     * @return how many times each input limit ({@link Limit}) refused a message, for monitoring
+     */
+    public LimitCounters getLimitCounters() {
+        return limits.counters();
+    }
+
+    Limits limits() {
+        return limits;
+    }
+
     /** @return the JSON codec in use */
     public JsonCodec getCodec() {
         return codec;
@@ -330,6 +351,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     Logger logger() {
         return LOG;
+    }
+
+    /** @return the engine's log for events that can repeat by the thousand */
+    RateLimitedLog quietLog() {
+        return QUIET;
     }
 
     // ---- BayeuxServer ----------------------------------------------------------------------------------------

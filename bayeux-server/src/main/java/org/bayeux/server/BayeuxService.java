@@ -6,6 +6,7 @@ import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
  */
 public abstract class BayeuxService {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxService.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
     private final BayeuxServer server;
     private final LocalSession localSession;
@@ -85,7 +87,10 @@ public abstract class BayeuxService {
             answer.setData(result);
             answer.setSuccessful(true);
         } catch (Exception failure) {
-            LOG.warn("Service {} failed on {}", request.getChannel(), request, failure);
+            // Neither the request nor the requester's id reach the log above DEBUG.
+            QUIET.warn(request.getChannel() + ":" + failure.getClass().getName(),
+                    "Service {} failed on a request", request.getChannel(), failure);
+            LOG.debug("Service {} failed on {}", request.getChannel(), request);
             answer.setSuccessful(false);
             answer.setError("500::service_failed");
         }

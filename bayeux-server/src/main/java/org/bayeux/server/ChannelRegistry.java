@@ -11,10 +11,15 @@ import org.bayeux.server.internal.Callbacks;
 
 /**
  * The channels of a server, by name, and the walk from a channel to its wildcard ancestors.
+ *
+ * <p>The walk builds no name: wildcard channels are also indexed by the prefix they cover ({@link WildcardKey}), and
+ * a channel's prefixes are looked up as offsets into its own name with hashes computed in one pass, so that the work
+ * is linear in the name's length (one string per prefix would be quadratic).</p>
  */
 final class ChannelRegistry {
     private final BayeuxServerImpl server;
     private final ConcurrentHashMap<String, ServerChannelImpl> channels = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<WildcardKey, ServerChannelImpl> wildcards = new ConcurrentHashMap<>();
     /** Creation is rare next to look-ups: one lock keeps initializers atomic and lets them create other channels. */
     private final Object creationLock = new Object();
 
@@ -28,6 +33,11 @@ final class ChannelRegistry {
 
     Collection<ServerChannel> all() {
         return List.copyOf(channels.values());
+    }
+
+    /** @return how many channels exist now */
+    long size() {
+        return channels.mappingCount();
     }
 
     ServerChannelImpl createIfAbsent(ChannelId id, ServerChannel.Initializer... initializers) {
@@ -46,6 +56,9 @@ final class ChannelRegistry {
                 Callbacks.run(initializer, () -> initializer.configureChannel(created));
             }
             channels.put(id.name(), created);
+            if (id.isWildcard()) {
+                wildcards.put(WildcardKey.of(id), created);
+            }
         }
         server.notifyChannelAdded(created);
         return created;
@@ -53,6 +66,10 @@ final class ChannelRegistry {
 
     void remove(ServerChannelImpl channel) {
         if (channels.remove(channel.getId(), channel)) {
+            ChannelId id = channel.getChannelId();
+            if (id.isWildcard()) {
+                wildcards.remove(WildcardKey.of(id), channel);
+            }
             channel.removed();
             server.notifyChannelRemoved(channel.getId());
         }
@@ -65,18 +82,58 @@ final class ChannelRegistry {
      * @return the channels whose subscribers and listeners a publish to {@code id} reaches
      */
     List<ServerChannelImpl> matching(ChannelId id) {
+        return covering(id);
+    }
+
+    /**
+     * Collects a channel, if it exists, and the existing wildcard channels that cover it, nearest first: for
+     * {@code /a/b} they are {@code /a/*}, {@code /a/**} and {@code /**}; for {@code /a/b/*} they are {@code /a/b/**},
+     * {@code /a/**} and {@code /**}; for {@code /a/**} only {@code /**}.
+     *
+     * @param id any channel
+     * @return the channel and the wildcards covering it that exist now
+     */
+    List<ServerChannelImpl> covering(ChannelId id) {
         List<ServerChannelImpl> result = new ArrayList<>(4);
-        ServerChannelImpl exact = channels.get(id.name());
-        if (exact != null) {
-            result.add(exact);
+        addIfPresent(result, channels.get(id.name()));
+        if (wildcards.isEmpty()) {
+            return result;
         }
-        for (String wildcard : id.wildcardNames()) {
-            ServerChannelImpl channel = channels.get(wildcard);
-            if (channel != null) {
-                result.add(channel);
+        String name = id.name();
+        int depth = id.depth();
+        // The hash String.hashCode() would give each prefix, computed in one pass over the name.
+        int[] prefixHashes = new int[depth];
+        int hash = 0;
+        for (int count = 1; count < depth; count++) {
+            for (int i = id.prefixLength(count - 1); i < id.prefixLength(count); i++) {
+                hash = 31 * hash + name.charAt(i);
             }
+            prefixHashes[count] = hash;
+        }
+        int deepest;
+        switch (id.wildcard()) {
+            case NONE:
+                addIfPresent(result, wildcards.get(new WildcardKey(name, id.prefixLength(depth - 1), false,
+                        prefixHashes[depth - 1])));
+                deepest = depth - 1;
+                break;
+            case SINGLE:
+                deepest = depth - 1;
+                break;
+            default:
+                deepest = depth - 2;
+        }
+        for (int count = deepest; count >= 0; count--) {
+            addIfPresent(result, wildcards.get(new WildcardKey(name, id.prefixLength(count), true,
+                    prefixHashes[count])));
         }
         return result;
+    }
+
+    private static void addIfPresent(List<ServerChannelImpl> result, ServerChannelImpl channel) {
+        if (channel != null) {
+            result.add(channel);
+        }
     }
 
     void sweep() {
@@ -84,6 +141,49 @@ final class ChannelRegistry {
             if (channel.sweepable()) {
                 remove(channel);
             }
+        }
+    }
+
+    /**
+     * A wildcard channel as the prefix it covers and its kind: {@code /a/b/*} is the first 4 characters of its name,
+     * single. Look-ups use the same class over a prefix of the published channel's name, so no prefix is copied.
+     */
+    static final class WildcardKey {
+        private final String source;
+        private final int length;
+        private final boolean deep;
+        private final int prefixHash;
+
+        WildcardKey(String source, int length, boolean deep, int prefixHash) {
+            this.source = source;
+            this.length = length;
+            this.deep = deep;
+            this.prefixHash = prefixHash;
+        }
+
+        static WildcardKey of(ChannelId wildcard) {
+            String name = wildcard.name();
+            int length = wildcard.prefixLength(wildcard.depth() - 1);
+            int hash = 0;
+            for (int i = 0; i < length; i++) {
+                hash = 31 * hash + name.charAt(i);
+            }
+            return new WildcardKey(name, length, wildcard.isDeepWildcard(), hash);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            if (!(other instanceof WildcardKey)) {
+                return false;
+            }
+            WildcardKey key = (WildcardKey) other;
+            return key.deep == deep && key.length == length && key.prefixHash == prefixHash
+                    && source.regionMatches(0, key.source, 0, length);
+        }
+
+        @Override
+        public int hashCode() {
+            return deep ? ~prefixHash : prefixHash;
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.Carrier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 final class MessageProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(MessageProcessor.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
     private final BayeuxServerImpl server;
     private final MetaHandlers meta;
@@ -32,6 +34,13 @@ final class MessageProcessor {
     }
 
     CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
+        if (batch instanceof Limits.OversizedBatch) {
+            // Nothing of the batch is processed: its first message is answered for all of them.
+            ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(batch.get(0)), Limit.MESSAGES_PER_BATCH);
+            reply.freeze();
+            carrier.send(List.of(reply));
+            return CompletableFuture.completedFuture(null);
+        }
         List<Outcome> outcomes = new ArrayList<>(batch.size());
         boolean alone = batch.size() == 1;
         CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
@@ -49,15 +58,33 @@ final class MessageProcessor {
             outcome = CompletableFuture.failedFuture(failure);
         }
         return outcome.exceptionally(failure -> {
-            LOG.warn("Failed to process {}", message, failure);
+            // The message and its clientId reach the log at DEBUG only.
+            QUIET.warn("process:" + failure.getClass().getName(), "Failed to process a message on {}",
+                    channelOf(message), failure);
+            LOG.debug("Failed to process {}", message);
             return Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 500, "", "server_error"));
         });
+    }
+
+    /** @return the message's channel for a log line: short names only, as a name over the limit may be huge */
+    private static String channelOf(ServerMessageImpl message) {
+        Object channel = message.get(Message.CHANNEL_FIELD);
+        if (!(channel instanceof String)) {
+            return "no channel";
+        }
+        String name = (String) channel;
+        return name.length() <= 128 ? name : name.substring(0, 128) + "...";
     }
 
     private CompletionStage<Outcome> process(ServerMessageImpl message, Carrier carrier, boolean alone) {
         String channel = message.getChannel();
         if (channel == null) {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 400, "", "channel_missing")));
+        }
+        // Measured before anything parses the name: a long one costs no more than its length.
+        Limit nameLimit = server.limits().checkChannelName(channel);
+        if (nameLimit != null) {
+            return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), nameLimit)));
         }
         if (!ChannelId.isValid(channel)) {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
@@ -72,7 +99,7 @@ final class MessageProcessor {
                 return meta.handshake(message, carrier);
             }
             if (session == null || session.getState().isEnded()) {
-                return done(Outcome.reply(null, meta.noSession(message)));
+                return done(Outcome.reply(null, MetaHandlers.unknownSession(message)));
             }
             return dispatch(session, message, carrier, alone);
         }).thenCompose(this::replyOutgoing);
@@ -107,9 +134,9 @@ final class MessageProcessor {
         if (id.isWildcard()) {
             return done(Outcome.reply(session, Outcome.fail(reply, 405, id.name(), "channel_invalid")));
         }
-        return meta.channelFor(session, id, message).thenCompose(channel -> {
+        return meta.channelFor(session, id, message, reply).thenCompose(channel -> {
             if (channel == null) {
-                return done(Outcome.reply(session, Outcome.fail(reply, 403, id.name(), "publish_denied")));
+                return done(Outcome.reply(session, MetaHandlers.failUnlessFailed(reply, id.name(), "publish_denied")));
             }
             return server.security().canPublish(session, channel, message).thenCompose(denial -> {
                 if (denial != null) {

@@ -112,7 +112,7 @@ final class MetaHandlers {
         reply.setSuccessful(true);
         ConnectOutcome outcome = session.connect(reply, requestedTimeout(request), alone, carrier);
         if (outcome == null) {
-            return CompletableFuture.completedFuture(Outcome.reply(null, noSession(request)));
+            return CompletableFuture.completedFuture(Outcome.reply(null, unknownSession(request)));
         }
         if (outcome.isHeld()) {
             return CompletableFuture.completedFuture(Outcome.HELD);
@@ -137,6 +137,11 @@ final class MetaHandlers {
         if (channels == null) {
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
         }
+        Limit tooMany = server.limits().checkSubscriptionCount(session, channels.size());
+        if (tooMany != null) {
+            Outcome.fail(reply, tooMany);
+            return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+        }
         CompletionStage<Boolean> chain = CompletableFuture.completedFuture(Boolean.TRUE);
         for (String name : channels) {
             chain = chain.thenCompose(goOn -> goOn ? subscribeOne(session, request, reply, name)
@@ -152,6 +157,11 @@ final class MetaHandlers {
 
     private CompletionStage<Boolean> subscribeOne(ServerSessionImpl session, ServerMessageImpl request,
             ServerMessageImpl reply, String name) {
+        Limit nameLimit = server.limits().checkChannelName(name);
+        if (nameLimit != null) {
+            Outcome.fail(reply, nameLimit);
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
         if (!ChannelId.isValid(name)) {
             Outcome.fail(reply, 403, "", "subscription_invalid");
             return CompletableFuture.completedFuture(Boolean.FALSE);
@@ -165,9 +175,16 @@ final class MetaHandlers {
             // A remote session's subscription to a service channel succeeds and is not recorded.
             return CompletableFuture.completedFuture(Boolean.TRUE);
         }
-        return channelFor(session, id, request).thenCompose(channel -> {
+        if (!isSubscribed(session, name)) {
+            Limit full = server.limits().checkNewSubscription(session);
+            if (full != null) {
+                Outcome.fail(reply, full);
+                return CompletableFuture.completedFuture(Boolean.FALSE);
+            }
+        }
+        return channelFor(session, id, request, reply).thenCompose(channel -> {
             if (channel == null) {
-                Outcome.fail(reply, 403, name, "subscribe_denied");
+                failUnlessFailed(reply, name, "subscribe_denied");
                 return CompletableFuture.completedFuture(Boolean.FALSE);
             }
             return server.security().canSubscribe(session, channel, request).thenApply(denial -> {
@@ -187,13 +204,25 @@ final class MetaHandlers {
                 : subscribeOne(session, request, reply, name));
     }
 
+    private boolean isSubscribed(ServerSessionImpl session, String name) {
+        ServerChannelImpl existing = server.channels().get(name);
+        return existing != null && existing.subscribers().contains(session);
+    }
+
     /**
+     * @param reply marked failed with the limit's error when a limit refuses the creation
      * @return the channel, created if absent and allowed; null if its creation was refused
      */
-    CompletionStage<ServerChannelImpl> channelFor(ServerSessionImpl session, ChannelId id, ServerMessageImpl request) {
+    CompletionStage<ServerChannelImpl> channelFor(ServerSessionImpl session, ChannelId id, ServerMessageImpl request,
+            ServerMessageImpl reply) {
         ServerChannelImpl existing = server.channels().get(id.name());
         if (existing != null) {
             return CompletableFuture.completedFuture(existing);
+        }
+        Limit limit = server.limits().checkCreation(session, server.channels());
+        if (limit != null) {
+            Outcome.fail(reply, limit);
+            return CompletableFuture.completedFuture(null);
         }
         return server.security().canCreate(session, id, request)
                 .thenApply(denial -> denial == null ? server.channels().createIfAbsent(id) : null);
@@ -206,6 +235,11 @@ final class MetaHandlers {
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
         }
         for (String name : channels) {
+            Limit nameLimit = server.limits().checkChannelName(name);
+            if (nameLimit != null) {
+                Outcome.fail(reply, nameLimit);
+                return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+            }
             if (!ChannelId.isValid(name)) {
                 Outcome.fail(reply, 403, "", "subscription_invalid");
                 return CompletableFuture.completedFuture(Outcome.reply(session, reply));
@@ -264,27 +298,17 @@ final class MetaHandlers {
 
     // ---- errors and advice -----------------------------------------------------------------------------------
 
-    /**
-     * The reply to a message whose session is gone or ending. A {@code /meta/connect} that its client sent before its own
-     * {@code /meta/disconnect} but that the server read after it gets the reply it would have had if it had been
-     * held when the session ended: successful, with {@code reconnect:"none"}. Anything else gets
-     * {@link #unknownSession}, as does a connect sent after the disconnect.
-     *
-     * @param request the message
-     * @return the reply
-     */
-    ServerMessageImpl noSession(ServerMessageImpl request) {
-        if (Message.META_CONNECT.equals(request.getChannel())
-                && server.sessions().sentBeforeDisconnect(request.getClientId(), request.getId())) {
-            ServerMessageImpl reply = Outcome.replyTo(request);
-            reply.setSuccessful(true);
-            reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_NONE));
-            return reply;
-        }
-        return unknownSession(request);
+    /** Marks a reply refused, unless a limit already marked it with its own error. */
+    static ServerMessageImpl failUnlessFailed(ServerMessageImpl reply, String args, String token) {
+        return reply.containsKey(Message.ERROR_FIELD) ? reply : Outcome.fail(reply, 403, args, token);
     }
 
     /**
+     * The reply to a message whose session does not exist: never created, expired, or ended by its own
+     * {@code /meta/disconnect}. Message ids are opaque strings chosen by clients, so a connect read after its
+     * session's disconnect is refused like any other, whatever its id (see docs/interoperability.md for the CometD
+     * JS client's handling of it).
+     *
      * @param request a message whose clientId is unknown or expired
      * @return {@code 402::session_unknown}, with handshake advice on handshake and connect replies only
      */

@@ -55,6 +55,19 @@ final class Outcome {
     }
 
     /**
+     * Marks a reply failed with a limit's error.
+     *
+     * @param reply the reply
+     * @param limit the limit the request broke
+     * @return the reply
+     */
+    static ServerMessageImpl fail(ServerMessageImpl reply, Limit limit) {
+        reply.setSuccessful(false);
+        reply.setError(limit.error());
+        return reply;
+    }
+
+    /**
      * Marks a reply failed.
      *
      * @param reply the reply

@@ -84,11 +84,8 @@ final class Security {
     private CompletionStage<String> authorize(Operation operation, ChannelId channel, ServerSessionImpl session,
             ServerMessage message) {
         List<Authorizer> authorizers = new ArrayList<>();
-        for (String name : coveringNames(channel)) {
-            ServerChannelImpl covering = server.channels().get(name);
-            if (covering != null) {
-                authorizers.addAll(covering.authorizers());
-            }
+        for (ServerChannelImpl covering : server.channels().covering(channel)) {
+            authorizers.addAll(covering.authorizers());
         }
         if (authorizers.isEmpty()) {
             return CompletableFuture.completedFuture(null);
@@ -101,30 +98,6 @@ final class Security {
                             Result.deny("authorizer_failed")).thenApply(sofar::add));
         }
         return decision.thenApply(Decision::reason);
-    }
-
-    /** The channel itself, then every wildcard that covers it, nearest first. */
-    static List<String> coveringNames(ChannelId channel) {
-        List<String> names = new ArrayList<>(channel.depth() + 2);
-        names.add(channel.name());
-        if (!channel.isWildcard()) {
-            names.addAll(channel.wildcardNames());
-            return names;
-        }
-        StringBuilder prefix = new StringBuilder();
-        List<String> prefixes = new ArrayList<>();
-        for (int i = 0; i < channel.depth() - 1; i++) {
-            prefixes.add(prefix.toString());
-            prefix.append('/').append(channel.segment(i));
-        }
-        prefixes.add(prefix.toString());
-        for (int i = prefixes.size() - 1; i >= 0; i--) {
-            String deep = prefixes.get(i) + "/**";
-            if (!deep.equals(channel.name())) {
-                names.add(deep);
-            }
-        }
-        return names;
     }
 
     private static final class Decision {

@@ -33,6 +33,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
+    private volatile Limits.CreationBudget creationBudget;
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
@@ -136,6 +137,20 @@ final class ServerSessionImpl extends SessionCallbacks {
         return subscriptions;
     }
 
+    /** @return this session's budget of channel creations, made on first use */
+    Limits.CreationBudget creationBudget() {
+        Limits.CreationBudget budget = creationBudget;
+        if (budget == null) {
+            synchronized (lock) {
+                if (creationBudget == null) {
+                    creationBudget = new Limits.CreationBudget();
+                }
+                budget = creationBudget;
+            }
+        }
+        return budget;
+    }
+
     // ---- delivery -------------------------------------------------------------------------------------------
 
     @Override
@@ -218,8 +233,8 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
         }
         if (overflowDisconnect) {
-            server.logger().info("Disconnecting a session at maxQueue={}/maxQueueBytes={}", getMaxQueue(),
-                    getMaxQueueBytes());
+            server.quietLog().info("maxQueue", "A session reached maxQueue={} or maxQueueBytes={}; disconnecting it",
+                    getMaxQueue(), getMaxQueueBytes());
             server.sessions().remove(this, null, State.DISCONNECTED, true);
             return false;
         }

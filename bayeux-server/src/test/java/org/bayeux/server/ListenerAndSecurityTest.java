@@ -146,10 +146,23 @@ class ListenerAndSecurityTest {
     }
 
     @Test
-    void coveringNamesOfWildcardSubscriptions() {
-        assertThat(Security.coveringNames(ChannelId.of("/a/b/*"))).containsExactly("/a/b/*", "/a/b/**", "/a/**", "/**");
-        assertThat(Security.coveringNames(ChannelId.of("/a/**"))).containsExactly("/a/**", "/**");
-        assertThat(Security.coveringNames(ChannelId.of("/a/b"))).containsExactly("/a/b", "/a/*", "/a/**", "/**");
+    void coveringChannelsOfPlainAndWildcardChannelsNearestFirst() {
+        for (String name : List.of("/a/b/*", "/a/b/**", "/a/*", "/a/**", "/*", "/**", "/a/b", "/ab/**", "/a/bc/*")) {
+            engine.server().createChannelIfAbsent(name);
+        }
+        ChannelRegistry registry = engine.server().channels();
+        assertThat(names(registry.covering(ChannelId.of("/a/b/*")))).containsExactly("/a/b/*", "/a/b/**", "/a/**", "/**");
+        assertThat(names(registry.covering(ChannelId.of("/a/**")))).containsExactly("/a/**", "/**");
+        assertThat(names(registry.covering(ChannelId.of("/a/b")))).containsExactly("/a/b", "/a/*", "/a/**", "/**");
+        assertThat(names(registry.covering(ChannelId.of("/a/b/c")))).containsExactly("/a/b/*", "/a/b/**", "/a/**", "/**");
+        assertThat(names(registry.covering(ChannelId.of("/x")))).containsExactly("/*", "/**");
+        assertThat(names(registry.covering(ChannelId.of("/x/y")))).containsExactly("/**");
+        registry.remove((ServerChannelImpl) engine.server().getChannel("/a/**"));
+        assertThat(names(registry.covering(ChannelId.of("/a/b/c")))).containsExactly("/a/b/*", "/a/b/**", "/**");
+    }
+
+    private static List<String> names(List<ServerChannelImpl> channels) {
+        return channels.stream().map(ServerChannelImpl::getId).toList();
     }
 
     @Test

@@ -1,9 +1,10 @@
 package org.bayeux.interop;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
@@ -23,7 +24,7 @@ final class ConnectAfterDisconnect implements ServerExtension {
 
     private final CompletableFuture<Void> sessionRemoved = new CompletableFuture<>();
     private final CompletableFuture<Void> connectAnswered = new CompletableFuture<>();
-    private final AtomicInteger connectsRepliedAfterRemoval = new AtomicInteger();
+    private final List<String> lateConnectReplies = new CopyOnWriteArrayList<>();
 
     ConnectAfterDisconnect(BayeuxServer server) {
         server.addSessionListener(new SessionListener() {
@@ -50,7 +51,8 @@ final class ConnectAfterDisconnect implements ServerExtension {
         String channel = message.getChannel();
         if (Message.META_CONNECT.equals(channel)) {
             if (sessionRemoved.isDone()) {
-                connectsRepliedAfterRemoval.incrementAndGet();
+                lateConnectReplies.add(message.isSuccessful() ? "successful, reconnect " + reconnectOf(message)
+                        : String.valueOf(message.get(Message.ERROR_FIELD)));
             }
             promise.succeed(true);
             connectAnswered.complete(null);
@@ -62,8 +64,16 @@ final class ConnectAfterDisconnect implements ServerExtension {
         }
     }
 
-    /** @return how many connect replies left after a session had been removed */
-    int connectsRepliedAfterRemoval() {
-        return connectsRepliedAfterRemoval.get();
+    /**
+     * @return each connect reply that left after a session was removed, in order: its error, or "successful,
+     *         reconnect none" for a connect that was held when the session ended
+     */
+    List<String> lateConnectReplies() {
+        return List.copyOf(lateConnectReplies);
+    }
+
+    private static Object reconnectOf(ServerMessage reply) {
+        java.util.Map<String, Object> advice = reply.getAdvice();
+        return advice == null ? null : advice.get(Message.RECONNECT_FIELD);
     }
 }

@@ -88,34 +88,53 @@ class NodeClientTest {
             assertThat(server.remoteSessions()).isEmpty();
             if ("cometd-js".equals(client)) {
                 assertThat(result.get("status")).isEqualTo("disconnected");
-                assertThat(result.get("disconnectReply")).asInstanceOf(
-                        org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("successful", true);
+                assertDisconnectReplied(result, transport);
             }
         }
     }
 
     /**
      * A client may disconnect while its {@code /meta/connect} is still on its way, and the server may then read the
-     * two in the other order. The CometD JS client fails its pending disconnect when that connect is refused; the
-     * server answers such a connect as if it had been held when the session ended. The extension forces the order:
-     * connects wait until the session is removed, and the disconnect reply waits until a connect reply has left.
-     * (Long-polling only: on WebSocket one socket carries both, in order.)
+     * two in the other order. The session no longer exists when the connect is read, so the server answers it
+     * {@code 402::session_unknown}, whatever its id. The extension forces the order: connects wait until the session
+     * is removed, and the disconnect reply waits until a connect reply has left. (Long-polling only: on WebSocket one
+     * socket carries both, in order.) The server's 402 itself is checked by the engine's ConnectTest.
      */
     @ParameterizedTest(name = "{0}, {1} codec, {2}")
     @MethodSource("cometdJsLongPolling")
-    void disconnectOvertakingAConnectOnItsWaySucceeds(String client, String codec, String transport) throws Exception {
+    void connectReadAfterTheDisconnectIsRefusedAndTheClientEndsDisconnected(String client, String codec,
+            String transport) throws Exception {
         try (InteropServer server = new InteropServer(codec)) {
             ConnectAfterDisconnect order = new ConnectAfterDisconnect(server.engine);
             server.engine.addExtension(order);
             Map<String, Object> result = NodeScenario.start(client, server.url(), transport, "disconnect")
                     .result(RUN_LIMIT);
 
-            assertThat(order.connectsRepliedAfterRemoval()).as("connect replies after the session ended").isPositive();
+            // A connect held when the session ended is answered as such; one read after it is refused.
+            assertThat(order.lateConnectReplies()).as("connect replies after the session ended").isNotEmpty()
+                    .isSubsetOf("402::session_unknown", "successful, reconnect none");
             assertThat(result.get("status")).isEqualTo("disconnected");
-            assertThat(result.get("disconnectReply")).asInstanceOf(
-                    org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("successful", true);
+            assertDisconnectReplied(result, transport);
             assertThat(server.remoteSessions()).isEmpty();
         }
+    }
+
+    /**
+     * The disconnect reply the CometD JS client reports: the server's successful one, or, on long-polling, the
+     * client's own abort of its pending disconnect (httpCode 0, no reply read). The client aborts its requests when
+     * it receives the {@code 402} of a connect that the server read after the disconnect; see the CometD JS quirks in
+     * docs/interoperability.md. The server removed the session either way, which callers check.
+     */
+    @SuppressWarnings("unchecked")
+    private static void assertDisconnectReplied(Map<String, Object> result, String transport) {
+        Map<String, Object> reply = (Map<String, Object>) result.get("disconnectReply");
+        assertThat(reply).isNotNull().containsEntry("channel", "/meta/disconnect");
+        if (Boolean.TRUE.equals(reply.get("successful")) || !"long-polling".equals(transport)) {
+            assertThat(reply).containsEntry("successful", true);
+            return;
+        }
+        assertThat(reply.get("failure")).as("the client's own abort, not a server reply")
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("httpCode", 0L);
     }
 
     static Stream<Arguments> cometdJsLongPolling() {

@@ -82,10 +82,40 @@ public final class BayeuxServerConfig {
             JsonCodec.DEFAULT_MAX_NESTING_DEPTH, n -> n >= 4 && n <= 500, "an integer from 4 to 500",
             "The deepest nesting of JSON objects and arrays accepted in incoming messages.");
 
+    /** The longest channel name a client may use. */
+    public static final ConfigOption<Integer> MAX_CHANNEL_NAME_LENGTH = ConfigOption.integer("maxChannelNameLength",
+            512, n -> n >= 16, "an integer of at least 16",
+            "The longest channel name, in characters, a client may publish, subscribe or unsubscribe to; longer: "
+                    + "405::channel_length_limit.");
+    /** The most segments in a channel name a client may use. */
+    public static final ConfigOption<Integer> MAX_CHANNEL_SEGMENTS = ConfigOption.integer("maxChannelSegments", 32,
+            n -> n >= 2, "an integer of at least 2",
+            "The most segments in a channel name a client may use (/a/b has 2); more: 405::channel_segments_limit.");
+    /** The most subscriptions a remote session may hold. */
+    public static final ConfigOption<Integer> MAX_SUBSCRIPTIONS_PER_SESSION = ConfigOption.integer(
+            "maxSubscriptionsPerSession", 1000, n -> n >= 1, "an integer of at least 1",
+            "The most channels a remote session may be subscribed to at once; beyond: 403::subscription_limit.");
+    /** The most channels the server holds before refusing clients' creations. */
+    public static final ConfigOption<Integer> MAX_CHANNELS = ConfigOption.integer("maxChannels", 100_000,
+            n -> n >= 1, "an integer of at least 1",
+            "The most channels the server holds for a client's publish or subscribe to create another; beyond: "
+                    + "403::channel_limit. Channels the application creates are not refused.");
+    /** How many channels a remote session may create per second. */
+    public static final ConfigOption<Integer> MAX_CHANNEL_CREATIONS_PER_SECOND = ConfigOption.integer(
+            "maxChannelCreationsPerSecond", 100, n -> n >= 1, "an integer of at least 1",
+            "How many channels one remote session may create per second (bursts of as many allowed); beyond: "
+                    + "403::channel_rate_limit.");
+    /** The most messages in one batch from a client. */
+    public static final ConfigOption<Integer> MAX_MESSAGES_PER_BATCH = ConfigOption.integer("maxMessagesPerBatch",
+            1000, n -> n >= 1, "an integer of at least 1",
+            "The most messages in one HTTP body or WebSocket message; a larger batch is not processed, and its "
+                    + "first message is answered 413::batch_limit.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(TIMEOUT, INTERVAL, MAX_INTERVAL, MAX_LAZY_TIMEOUT,
             SWEEP_PERIOD, MAX_QUEUE, MAX_QUEUE_BYTES, MAX_QUEUE_POLICY, BROADCAST_TO_PUBLISHER, META_CONNECT_DELIVERY_ONLY,
-            MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH);
+            MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH, MAX_CHANNEL_NAME_LENGTH, MAX_CHANNEL_SEGMENTS,
+            MAX_SUBSCRIPTIONS_PER_SESSION, MAX_CHANNELS, MAX_CHANNEL_CREATIONS_PER_SECOND, MAX_MESSAGES_PER_BATCH);
 
     private final Map<ConfigOption<?>, Object> values;
     // Read for every message delivered: kept out of the map.
@@ -195,6 +225,36 @@ public final class BayeuxServerConfig {
     /** @return {@link #MAX_NESTING_DEPTH} */
     public int maxNestingDepth() {
         return get(MAX_NESTING_DEPTH);
+    }
+
+    /** @return {@link #MAX_CHANNEL_NAME_LENGTH} */
+    public int maxChannelNameLength() {
+        return get(MAX_CHANNEL_NAME_LENGTH);
+    }
+
+    /** @return {@link #MAX_CHANNEL_SEGMENTS} */
+    public int maxChannelSegments() {
+        return get(MAX_CHANNEL_SEGMENTS);
+    }
+
+    /** @return {@link #MAX_SUBSCRIPTIONS_PER_SESSION} */
+    public int maxSubscriptionsPerSession() {
+        return get(MAX_SUBSCRIPTIONS_PER_SESSION);
+    }
+
+    /** @return {@link #MAX_CHANNELS} */
+    public int maxChannels() {
+        return get(MAX_CHANNELS);
+    }
+
+    /** @return {@link #MAX_CHANNEL_CREATIONS_PER_SECOND} */
+    public int maxChannelCreationsPerSecond() {
+        return get(MAX_CHANNEL_CREATIONS_PER_SECOND);
+    }
+
+    /** @return {@link #MAX_MESSAGES_PER_BATCH} */
+    public int maxMessagesPerBatch() {
+        return get(MAX_MESSAGES_PER_BATCH);
     }
 
     /**
@@ -337,6 +397,54 @@ public final class BayeuxServerConfig {
          */
         public Builder maxNestingDepth(int maxNestingDepth) {
             return set(MAX_NESTING_DEPTH, maxNestingDepth);
+        }
+
+        /**
+         * @param maxChannelNameLength {@link #MAX_CHANNEL_NAME_LENGTH}
+         * @return this builder
+         */
+        public Builder maxChannelNameLength(int maxChannelNameLength) {
+            return set(MAX_CHANNEL_NAME_LENGTH, maxChannelNameLength);
+        }
+
+        /**
+         * @param maxChannelSegments {@link #MAX_CHANNEL_SEGMENTS}
+         * @return this builder
+         */
+        public Builder maxChannelSegments(int maxChannelSegments) {
+            return set(MAX_CHANNEL_SEGMENTS, maxChannelSegments);
+        }
+
+        /**
+         * @param maxSubscriptionsPerSession {@link #MAX_SUBSCRIPTIONS_PER_SESSION}
+         * @return this builder
+         */
+        public Builder maxSubscriptionsPerSession(int maxSubscriptionsPerSession) {
+            return set(MAX_SUBSCRIPTIONS_PER_SESSION, maxSubscriptionsPerSession);
+        }
+
+        /**
+         * @param maxChannels {@link #MAX_CHANNELS}
+         * @return this builder
+         */
+        public Builder maxChannels(int maxChannels) {
+            return set(MAX_CHANNELS, maxChannels);
+        }
+
+        /**
+         * @param maxChannelCreationsPerSecond {@link #MAX_CHANNEL_CREATIONS_PER_SECOND}
+         * @return this builder
+         */
+        public Builder maxChannelCreationsPerSecond(int maxChannelCreationsPerSecond) {
+            return set(MAX_CHANNEL_CREATIONS_PER_SECOND, maxChannelCreationsPerSecond);
+        }
+
+        /**
+         * @param maxMessagesPerBatch {@link #MAX_MESSAGES_PER_BATCH}
+         * @return this builder
+         */
+        public Builder maxMessagesPerBatch(int maxMessagesPerBatch) {
+            return set(MAX_MESSAGES_PER_BATCH, maxMessagesPerBatch);
         }
 
         /**

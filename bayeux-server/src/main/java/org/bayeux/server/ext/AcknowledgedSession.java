@@ -13,6 +13,7 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.server.ServerMessageImpl;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AcknowledgedSession implements SessionExtension, QueueListener, DeQueueListener {
     private static final Logger LOG = LoggerFactory.getLogger(AcknowledgedMessagesExtension.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
     /** A message, the batch (the number of the first connect reply that carried it), and its bytes. */
     private record Sent(ServerMessage message, long batch, int bytes) {
@@ -126,9 +128,10 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
             return true;
         }
         overflowed = true;
-        LOG.info("A session has {} unacknowledged and {} queued messages ({} and {} bytes), reaching maxQueue={} or "
-                + "maxQueueBytes={}; disconnecting it", unacknowledged.size(), queued, unacknowledgedBytes,
-                queuedBytes, session.getMaxQueue(), session.getMaxQueueBytes());
+        QUIET.info("maxQueue", "A session has {} unacknowledged and {} queued messages ({} and {} bytes), reaching "
+                + "maxQueue={} or maxQueueBytes={}; disconnecting it", unacknowledged.size(), queued,
+                unacknowledgedBytes, queuedBytes, session.getMaxQueue(), session.getMaxQueueBytes());
+        LOG.debug("Session {} reached maxQueue with unacknowledged messages", session.getId());
         return false;
     }
 

@@ -13,9 +13,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Calls user code in isolation: whatever a listener, extension, authorizer or policy throws (or fails its promise
  * with) is logged and replaced by a safe answer, so one bad callback never breaks the server or other sessions.
+ *
+ * <p>Failures are logged through a {@link RateLimitedLog}: the first of each kind (callback class and exception
+ * class) at WARN with its stack trace, the rest counted and summarised. A callback is named by its class, never by
+ * its {@code toString()}, which could show a session's id or a message.</p>
  */
 public final class Callbacks {
     private static final Logger LOG = LoggerFactory.getLogger(Callbacks.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
     private Callbacks() {
     }
@@ -30,7 +35,7 @@ public final class Callbacks {
         try {
             callback.run();
         } catch (Throwable failure) {
-            LOG.warn("Callback {} failed; ignored", what, failure);
+            failed(what, failure, "ignored");
         }
     }
 
@@ -46,7 +51,7 @@ public final class Callbacks {
         try {
             return callback.getAsBoolean();
         } catch (Throwable failure) {
-            LOG.warn("Callback {} failed; taken as {}", what, onFailure, failure);
+            failed(what, failure, "taken as " + onFailure);
             return onFailure;
         }
     }
@@ -67,7 +72,8 @@ public final class Callbacks {
             @Override
             public void succeed(T result) {
                 if (result == null) {
-                    LOG.warn("Callback {} answered null; taken as {}", what, onFailure);
+                    QUIET.warn("null:" + nameOf(what), "Callback {} answered null; taken as {}", nameOf(what),
+                            onFailure);
                     answer.complete(onFailure);
                 } else {
                     answer.complete(result);
@@ -76,7 +82,7 @@ public final class Callbacks {
 
             @Override
             public void fail(Throwable failure) {
-                LOG.warn("Callback {} failed; taken as {}", what, onFailure, failure);
+                failed(what, failure, "taken as " + onFailure);
                 answer.complete(onFailure);
             }
         };
@@ -86,6 +92,19 @@ public final class Callbacks {
             promise.fail(failure);
         }
         return answer;
+    }
+
+    private static void failed(Object what, Throwable failure, String outcome) {
+        String name = nameOf(what);
+        QUIET.warn(name + ":" + failure.getClass().getName(), "Callback {} failed; {}", name, outcome, failure);
+    }
+
+    /** @return a description of a callback that shows no data: the text given, or the callback's class */
+    static String nameOf(Object what) {
+        if (what instanceof String) {
+            return (String) what;
+        }
+        return what == null ? "null" : what.getClass().getName();
     }
 
     /**

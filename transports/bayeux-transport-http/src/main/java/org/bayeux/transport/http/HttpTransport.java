@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,7 @@ public final class HttpTransport {
     public static final String CALLBACK_POLLING = "callback-polling";
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpTransport.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     private static final Pattern CALLBACK_NAME = Pattern.compile("[A-Za-z0-9_$.\\-]{1,64}");
     private static final String DEFAULT_CALLBACK = "jsonpcallback";
 
@@ -157,7 +159,7 @@ public final class HttpTransport {
         exchange.onFailure(carrier::failed);
         engine.handle(batch, carrier).whenComplete((ignored, failure) -> {
             if (failure != null) {
-                LOG.warn("Failed to handle a batch", failure);
+                QUIET.warn("batch:" + failure.getClass().getName(), "Failed to handle a batch", failure);
                 carrier.respondError(500, "Internal error");
             }
         });

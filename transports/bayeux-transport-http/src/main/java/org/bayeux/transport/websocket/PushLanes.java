@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PushLanes {
     private static final Logger LOG = LoggerFactory.getLogger(PushLanes.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** Tasks a lane runs before it yields its thread and queues itself again behind the executor's other work. */
     private static final int TASKS_PER_TURN = 256;
 
@@ -94,7 +96,7 @@ final class PushLanes {
                     try {
                         task.run();
                     } catch (RuntimeException failure) {
-                        LOG.warn("A push failed", failure);
+                        QUIET.warn("push:" + failure.getClass().getName(), "A push failed", failure);
                     }
                 }
             } finally {

@@ -14,6 +14,7 @@ import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,7 @@ public final class SocketCarrier implements Carrier {
     public static final int CLOSE_POLICY = 1008;
 
     private static final Logger LOG = LoggerFactory.getLogger(SocketCarrier.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** A close frame holds at most 125 bytes, 2 of them the code; stay well below. */
     private static final int MAX_REASON_LENGTH = 100;
 
@@ -218,7 +220,7 @@ public final class SocketCarrier implements Carrier {
         }
         return handled.handle((ignored, failure) -> {
             if (failure != null) {
-                LOG.warn("Failed to handle a batch from {}", this, failure);
+                QUIET.warn("batch:" + failure.getClass().getName(), "Failed to handle a batch from {}", this, failure);
                 close(CLOSE_SERVER_ERROR, "internal error");
                 return false;
             }

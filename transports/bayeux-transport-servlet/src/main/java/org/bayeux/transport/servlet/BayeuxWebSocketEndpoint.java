@@ -13,6 +13,7 @@ import jakarta.websocket.EndpointConfig;
 import jakarta.websocket.MessageHandler;
 import jakarta.websocket.Session;
 
+import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.transport.websocket.SocketCarrier;
 import org.bayeux.transport.websocket.SocketPeer;
 import org.bayeux.transport.websocket.SocketTransport;
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPeer {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxWebSocketEndpoint.class);
+    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** How many of a connection's batches may wait for the engine before the connection is closed. */
     static final int MAX_MESSAGES_IN_FLIGHT = 64;
 
@@ -74,7 +76,8 @@ public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPee
         }
         if (inFlight.incrementAndGet() > MAX_MESSAGES_IN_FLIGHT) {
             // The engine is waiting on slow callbacks and the client keeps sending: stop it rather than buffer.
-            LOG.info("{} sent more than {} messages still being processed; closing it", this, MAX_MESSAGES_IN_FLIGHT);
+            QUIET.info("inFlight", "{} sent more than {} messages still being processed; closing it", this,
+                    MAX_MESSAGES_IN_FLIGHT);
             close(CloseReason.CloseCodes.TRY_AGAIN_LATER.getCode(), "too many messages in flight");
             return;
         }
@@ -85,7 +88,8 @@ public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPee
                 inFlight.decrementAndGet();
                 if (unexpected != null) {
                     // onText never completes exceptionally; this is a bug, not a client's fault.
-                    LOG.warn("Processing a message from {} failed", this, unexpected);
+                    QUIET.warn("processing:" + unexpected.getClass().getName(), "Processing a message from {} failed",
+                            this, unexpected);
                 }
                 return null;
             });
