@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
@@ -44,13 +43,12 @@ final class ServerSessionImpl extends SessionCallbacks {
     private HeldConnect held;
     private long holdCycle;
     private final HoldTimer holdTimer;
+    private final LazyFlushTimer lazyFlushTimer;
     private int batchDepth;
     private boolean connectedOnce;
     private final ConnectAdvice advised = new ConnectAdvice();
-    private ScheduledFuture<?> lazyTask;
     /** The queue holds a message that must not wait: a non-lazy one, or lazy ones whose timeout has passed. */
     private boolean due;
-    private long lazyDeadlineNanos;
     /** A push was handed to the carrier ({@link Carrier#executePush(Runnable)}) and has not run yet. */
     private boolean pushScheduled;
     /** A push waits for the carrier's backlog to shrink ({@link Carrier#deferPush(Runnable)}). */
@@ -62,6 +60,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
+        this.lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
         this.queue = new SessionQueue(server.getCodec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
@@ -227,7 +226,7 @@ final class ServerSessionImpl extends SessionCallbacks {
                 if (lazyDelayNanos == 0) {
                     due = true;
                 } else {
-                    scheduleLazyFlush(lazyDelayNanos);
+                    lazyFlushTimer.schedule(lazyDelayNanos);
                 }
                 wake = due && batchDepth == 0;
             }
@@ -244,34 +243,15 @@ final class ServerSessionImpl extends SessionCallbacks {
         return true;
     }
 
-    private void scheduleLazyFlush(long delayNanos) {
-        long deadline = System.nanoTime() + delayNanos;
-        if (lazyTask != null && lazyDeadlineNanos - deadline <= 0) {
-            return;
-        }
-        if (lazyTask != null) {
-            lazyTask.cancel(false);
-        }
-        lazyDeadlineNanos = deadline;
-        lazyTask = server.scheduler().schedule(this::lazyFlush, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
     private void lazyFlush() {
         synchronized (lock) {
-            lazyTask = null;
+            lazyFlushTimer.fired();
             due = !queue.isEmpty();
             if (batchDepth > 0) {
                 return;
             }
         }
         flush();
-    }
-
-    private void cancelLazyFlush() {
-        if (lazyTask != null) {
-            lazyTask.cancel(false);
-            lazyTask = null;
-        }
     }
 
     /**
@@ -364,7 +344,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         });
         due = !queue.isEmpty();
         if (!due) {
-            cancelLazyFlush();
+            lazyFlushTimer.cancel();
         }
         return result;
     }
@@ -554,7 +534,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             held = null;
             holdTimer.stop();
             queue.clear();
-            cancelLazyFlush();
+            lazyFlushTimer.cancel();
             last = carrier;
         }
         List<ServerMessage> first = List.of();
