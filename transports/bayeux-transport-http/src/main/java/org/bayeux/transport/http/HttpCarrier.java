@@ -23,6 +23,8 @@ final class HttpCarrier implements Carrier {
     private final AtomicBoolean responded = new AtomicBoolean();
     private final List<ServerSession> attached = new CopyOnWriteArrayList<>();
     private volatile String browserId;
+    /** A handshake on this request created a session for a browser without a cookie: the reply sets one. */
+    private volatile boolean setBrowserCookie;
     private volatile boolean holdCounted;
 
     HttpCarrier(HttpTransport transport, HttpExchange exchange, String callback) {
@@ -62,7 +64,10 @@ final class HttpCarrier implements Carrier {
         if (!responded.compareAndSet(false, true)) {
             return;
         }
-        setBrowserCookieAfterHandshake(messages);
+        if (setBrowserCookie) {
+            exchange.addCookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME), browserId,
+                    BrowserRegistry.cookieAttributes(transport.config()));
+        }
         byte[] json = transport.engine().toJson(messages);
         transport.cors().addResponseHeaders(exchange);
         exchange.addHeader("Cache-Control", "no-cache, no-store");
@@ -84,21 +89,6 @@ final class HttpCarrier implements Carrier {
         body[at] = ';';
         exchange.addHeader("X-Content-Type-Options", "nosniff");
         exchange.respond(200, "text/javascript;charset=UTF-8", body);
-    }
-
-    private void setBrowserCookieAfterHandshake(List<ServerMessage> messages) {
-        if (browserId != null) {
-            return;
-        }
-        for (ServerMessage message : messages) {
-            if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
-                browserId = transport.browsers().newBrowserId();
-                Map<String, String> attributes = transport.config().get(TransportConfig.BROWSER_COOKIE_CROSS_SITE)
-                        ? Map.of("SameSite", "None", "Secure", "") : Map.of();
-                exchange.addCookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME), browserId, attributes);
-                return;
-            }
-        }
     }
 
     @Override
@@ -141,9 +131,26 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public void attach(ServerSession session) {
+        if (transport.engine().browserOf(session) == null) {
+            // The session's handshake: it belongs to this request's browser, given a cookie now if it has none.
+            if (browserId == null) {
+                browserId = transport.browsers().newBrowserId();
+                setBrowserCookie = true;
+            }
+            transport.engine().bindToBrowser(session, browserId);
+        }
         if (!attached.contains(session)) {
             attached.add(session);
         }
+    }
+
+    @Override
+    public boolean mayCarry(ServerSession session) {
+        if (!transport.config().get(TransportConfig.REQUIRE_BROWSER_COOKIE)) {
+            return true;
+        }
+        String owner = transport.engine().browserOf(session);
+        return owner != null && owner.equals(browserId);
     }
 
     /** The client went away or the exchange failed before the response: the sessions it carried must know. */

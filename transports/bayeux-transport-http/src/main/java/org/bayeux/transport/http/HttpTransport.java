@@ -72,6 +72,9 @@ public final class HttpTransport {
      * @param exchange the request and its response
      */
     public void handle(HttpExchange exchange) {
+        if (cors.refuse(exchange)) {
+            return;
+        }
         switch (exchange.method()) {
             case "OPTIONS":
                 cors.answerPreflight(exchange);

@@ -17,8 +17,9 @@ import org.bayeux.server.config.InvalidConfigurationException;
 public final class TransportConfig {
     /** Origins allowed to make cross-origin requests and WebSocket upgrades. */
     public static final ConfigOption<List<String>> ALLOWED_ORIGINS = ConfigOption.list("allowedOrigins", List.of(),
-            "Origins (scheme://host[:port]) allowed cross-origin HTTP requests and WebSocket upgrades; `*` allows any "
-                    + "origin (echoed back, never sent as `*`). Empty: same-origin only.");
+            "Origins (scheme://host[:port]) allowed cross-origin HTTP requests and WebSocket upgrades, with credentials "
+                    + "(cookies); `*` allows any origin, without credentials. A request from another origin gets 403. "
+                    + "Empty: same-origin only.");
     /** How many sessions of one browser may hold a long poll at once over HTTP/1.1. */
     public static final ConfigOption<Integer> MAX_SESSIONS_PER_BROWSER = ConfigOption.integer("maxSessionsPerBrowser", 1,
             n -> n >= -1, "an integer, -1 for no limit",
@@ -34,6 +35,12 @@ public final class TransportConfig {
     /** Whether the browser cookie is marked for cross-site use. */
     public static final ConfigOption<Boolean> BROWSER_COOKIE_CROSS_SITE = ConfigOption.bool("browserCookieCrossSite",
             false, "Adds SameSite=None; Secure to the browser cookie, for pages served from another site (needs HTTPS).");
+    /** Whether a session is bound to the browser cookie (HTTP) or socket (WebSocket) it was created on. */
+    public static final ConfigOption<Boolean> REQUIRE_BROWSER_COOKIE = ConfigOption.bool("requireBrowserCookie", true,
+            "Binds each session to its client: over HTTP a clientId is accepted only with the browser cookie the session "
+                    + "was created with; over WebSocket only on the socket that carries it or with that cookie. A foreign "
+                    + "clientId gets 402::session_unknown. false finds sessions by clientId alone, for cross-origin "
+                    + "long-polling clients that lose cookies.");
     /** The status of a superseded long poll. */
     public static final ConfigOption<Integer> DUPLICATE_CONNECT_STATUS = ConfigOption.integer("duplicateConnectStatus",
             500, n -> n >= 400 && n <= 599 && n != 408, "an HTTP status from 400 to 599, never 408",
@@ -65,7 +72,8 @@ public final class TransportConfig {
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
-            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, DUPLICATE_CONNECT_STATUS,
+            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, REQUIRE_BROWSER_COOKIE,
+            DUPLICATE_CONNECT_STATUS,
             HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME);
 
     private final Map<ConfigOption<?>, Object> values;

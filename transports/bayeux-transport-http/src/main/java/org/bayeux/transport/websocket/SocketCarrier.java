@@ -52,6 +52,8 @@ public final class SocketCarrier implements Carrier {
     private boolean opened;
     private volatile SocketPeer peer;
     private volatile TextWriteQueue writes;
+    /** The browser cookie of the upgrade request, when it may vouch for sessions (see {@link #setBrowserId}). */
+    private volatile String browserId;
 
     SocketCarrier(SocketTransport transport) {
         this.transport = transport;
@@ -107,7 +109,25 @@ public final class SocketCarrier implements Carrier {
     }
 
     @Override
+    public boolean mayCarry(ServerSession session) {
+        if (!transport.requiresBinding()) {
+            return true;
+        }
+        synchronized (this) {
+            if (attached.contains(session)) {
+                return true;
+            }
+        }
+        // Another socket of the same browser (a reconnection) may take the session over; nothing else may.
+        String owner = engine.browserOf(session);
+        return owner != null && owner.equals(browserId);
+    }
+
+    @Override
     public void attach(ServerSession session) {
+        if (engine.browserOf(session) == null) {
+            engine.bindToBrowser(session, browserId);
+        }
         synchronized (this) {
             if (!ended) {
                 // Sessions that ended stay referenced until the socket closes; drop them as new ones come.
@@ -123,6 +143,18 @@ public final class SocketCarrier implements Carrier {
     }
 
     // ---- socket events, from the adapter ---------------------------------------------------------------------
+
+    /**
+     * Gives the carrier the browser cookie its upgrade request carried, before the socket opens. Sessions created on
+     * this socket are bound to it, and sessions of that browser created elsewhere may move to this socket. Adapters
+     * pass null when the upgrade came without the cookie, or from an origin allowed only through {@code *}: a page
+     * of any site must not be able to act with a visitor's cookie.
+     *
+     * @param browser the cookie value, or null
+     */
+    public void setBrowserId(String browser) {
+        this.browserId = browser;
+    }
 
     /**
      * The socket is open; the adapter may now read the first message.

@@ -2,11 +2,13 @@ package org.bayeux.transport.websocket;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.Cors;
 import org.bayeux.transport.http.TransportConfig;
 import org.slf4j.Logger;
@@ -31,6 +33,7 @@ public final class SocketTransport {
     private final AtomicInteger open = new AtomicInteger();
     private final PushLanes pushLanes;
     private final int maxOutgoingFrameBytes;
+    private final boolean requireBinding;
 
     /**
      * @param engine the engine
@@ -45,6 +48,46 @@ public final class SocketTransport {
         this.executor = executor;
         this.pushLanes = new PushLanes(executor, Runtime.getRuntime().availableProcessors());
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
+        this.requireBinding = config.get(TransportConfig.REQUIRE_BROWSER_COOKIE);
+    }
+
+    /** @return whether sessions are bound to their socket and browser ({@link TransportConfig#REQUIRE_BROWSER_COOKIE}) */
+    boolean requiresBinding() {
+        return requireBinding;
+    }
+
+    /** @return the name of the browser cookie whose value an adapter passes to {@link SocketCarrier#setBrowserId} */
+    public String browserCookieName() {
+        return config.get(TransportConfig.BROWSER_COOKIE_NAME);
+    }
+
+    /**
+     * Decides whether an upgrade's browser cookie may vouch for sessions: when the upgrade has no {@code Origin} (not
+     * a browser), comes from the page's own origin or from one listed in {@code allowedOrigins}, but not from an
+     * origin allowed only by {@code *}, where any site's page could open a socket with its visitor's cookie.
+     *
+     * @param origin the {@code Origin} header, or null
+     * @param secure whether the request came over TLS
+     * @param serverHost the host the request was sent to
+     * @param serverPort the port the request was sent to
+     * @return true if the cookie may be trusted
+     */
+    public boolean trustsCookieFrom(String origin, boolean secure, String serverHost, int serverPort) {
+        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
+    }
+
+    /** @return the attributes of the browser cookie an upgrade response sets, besides {@code Path=/; HttpOnly} */
+    public Map<String, String> browserCookieAttributes() {
+        return BrowserRegistry.cookieAttributes(config);
+    }
+
+    /**
+     * @return a browser id for an upgrade that came without a cookie but may be given one (its origin is trusted,
+     *         {@link #trustsCookieFrom}): its response sets it, so that a browser reconnecting on a new socket
+     *         keeps its sessions; null when sessions are not bound
+     */
+    public String newBrowserId() {
+        return requireBinding ? BrowserRegistry.randomBrowserId() : null;
     }
 
     /** @return a carrier for a connection about to open */

@@ -81,6 +81,21 @@ final class JettyHttpExchange implements HttpExchange {
     }
 
     @Override
+    public String serverName() {
+        return Request.getServerName(request);
+    }
+
+    @Override
+    public int serverPort() {
+        return Request.getServerPort(request);
+    }
+
+    @Override
+    public String remoteAddress() {
+        return Request.getRemoteAddr(request);
+    }
+
+    @Override
     public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
         long declared = request.getLength();
         if (declared > maxBytes) {

@@ -11,7 +11,9 @@ import java.util.concurrent.Executor;
 
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.transport.http.TransportConfig;
+import org.bayeux.transport.websocket.SocketCarrier;
 import org.bayeux.transport.websocket.SocketTransport;
+import org.eclipse.jetty.http.HttpCookie;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Request;
@@ -159,7 +161,9 @@ final class WebSocketTransport {
         @Override
         public FrameHandler negotiate(ServerUpgradeRequest request, ServerUpgradeResponse response,
                 Callback callback) {
-            return new JettySocket(sockets.newCarrier(), sockets.maxIncomingMessageBytes(), open);
+            SocketCarrier carrier = sockets.newCarrier();
+            carrier.setBrowserId(browserIdOf(request, response));
+            return new JettySocket(carrier, sockets.maxIncomingMessageBytes(), open);
         }
 
         @Override
@@ -171,6 +175,30 @@ final class WebSocketTransport {
             configuration.setIdleTimeout(idleTimeout);
         }
     };
+
+    /**
+     * @return the upgrade's browser cookie, if it may vouch for sessions ({@link SocketTransport#trustsCookieFrom});
+     *         without one, a new id that the upgrade response sets as the cookie
+     */
+    private String browserIdOf(Request request, Response response) {
+        if (!sockets.trustsCookieFrom(request.getHeaders().get(HttpHeader.ORIGIN), request.isSecure(),
+                Request.getServerName(request), Request.getServerPort(request))) {
+            return null;
+        }
+        for (String header : request.getHeaders().getValuesList(HttpHeader.COOKIE)) {
+            String value = CookieHeader.valueOf(header, sockets.browserCookieName());
+            if (value != null) {
+                return value;
+            }
+        }
+        String browserId = sockets.newBrowserId();
+        if (browserId != null) {
+            HttpCookie.Builder cookie = HttpCookie.build(sockets.browserCookieName(), browserId).path("/").httpOnly(true);
+            sockets.browserCookieAttributes().forEach(cookie::attribute);
+            Response.addCookie(response, cookie.build());
+        }
+        return browserId;
+    }
 
     /** HTTP/1.1 {@code GET} with {@code Upgrade: websocket}, or an HTTP/2 or HTTP/3 extended {@code CONNECT}. */
     private static boolean isUpgradeRequest(Request request) {

@@ -76,6 +76,17 @@ class WebSocketTransportTest {
         return WsClient.open(webSockets, wsUri("/bayeux"), server.codec());
     }
 
+    /** A socket whose upgrade carries the cookies of the test's HTTP client. */
+    private WsClient socketOfTheHttpClientsBrowser() throws Exception {
+        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(wsUri("/bayeux"));
+        StringBuilder cookies = new StringBuilder();
+        server.client.getHttpCookieStore().match(server.uri("/bayeux"))
+                .forEach(cookie -> cookies.append(cookies.length() == 0 ? "" : "; ").append(cookie.getName())
+                        .append('=').append(cookie.getValue()));
+        upgrade.setHeader("Cookie", cookies.toString());
+        return WsClient.open(webSockets, upgrade, server.codec());
+    }
+
     private ServerSession session(String clientId) {
         return server.engine.getSession(clientId);
     }
@@ -193,13 +204,16 @@ class WebSocketTransportTest {
     @ValueSource(strings = {"jackson", "jetty"})
     void c37ASessionHandshakenOverHttpIsAcceptedOnAFreshSocket(String codec) throws Exception {
         start(codec);
-        WsClient subscriber = ws();
-        subscriber.clientId = httpHandshake();
+        // The socket carries the browser cookie the HTTP handshake set, as a browser's (or Faye's) would.
+        String subscriberId = httpHandshake();
+        WsClient subscriber = socketOfTheHttpClientsBrowser();
+        subscriber.clientId = subscriberId;
         assertThat(subscriber.subscribe("/chat/a")).containsEntry("successful", true)
                 .containsEntry("subscription", "/chat/a");
 
-        WsClient connector = ws();
-        connector.clientId = httpHandshake();
+        String connectorId = httpHandshake();
+        WsClient connector = socketOfTheHttpClientsBrowser();
+        connector.clientId = connectorId;
         List<Map<String, Object>> reply = connector.connectNow();
         assertThat(channels(reply)).containsExactly("/meta/connect");
         assertThat(reply.get(0)).containsEntry("successful", true);
