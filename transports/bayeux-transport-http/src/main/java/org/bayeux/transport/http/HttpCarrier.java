@@ -26,12 +26,23 @@ final class HttpCarrier implements Carrier {
     /** A handshake on this request created a session for a browser without a cookie: the reply sets one. */
     private volatile boolean setBrowserCookie;
     private volatile boolean holdCounted;
+    /** The limits' admission of this request's handshake, bound to the session it creates. */
+    private volatile SessionLimits.Admission admission;
 
     HttpCarrier(HttpTransport transport, HttpExchange exchange, String callback) {
         this.transport = transport;
         this.exchange = exchange;
         this.callback = callback;
         this.browserId = exchange.cookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME));
+    }
+
+    /** @return the browser cookie the request came with, or null */
+    String browserCookie() {
+        return browserId;
+    }
+
+    void admitted(SessionLimits.Admission handshake) {
+        this.admission = handshake;
     }
 
     @Override
@@ -138,6 +149,10 @@ final class HttpCarrier implements Carrier {
                 setBrowserCookie = true;
             }
             transport.engine().bindToBrowser(session, browserId);
+            SessionLimits.Admission admitted = admission;
+            if (admitted != null) {
+                admitted.bind(session);
+            }
         }
         if (!attached.contains(session)) {
             attached.add(session);

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import org.bayeux.api.Message;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
@@ -31,6 +32,7 @@ public final class HttpTransport {
     private final TransportConfig config;
     private final Cors cors;
     private final BrowserRegistry browsers;
+    private final SessionLimits limits;
 
     /**
      * @param engine the engine
@@ -41,6 +43,7 @@ public final class HttpTransport {
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
         this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
+        this.limits = SessionLimits.of(engine, config);
     }
 
     /** @return the transport names this HTTP transport serves, in advertising order */
@@ -64,6 +67,16 @@ public final class HttpTransport {
 
     BrowserRegistry browsers() {
         return browsers;
+    }
+
+    /** @return the caps on sessions per browser and per address, and their counters */
+    public SessionLimits limits() {
+        return limits;
+    }
+
+    /** @return how many requests were refused with 403 for their {@code Origin} */
+    public long refusedOrigins() {
+        return cors.refusedOrigins();
     }
 
     /**
@@ -157,8 +170,22 @@ public final class HttpTransport {
 
     private void process(HttpExchange exchange, List<ServerMessageImpl> batch, String callback) {
         HttpCarrier carrier = new HttpCarrier(this, exchange, callback);
+        SessionLimits.Admission admission = null;
+        if (Message.META_HANDSHAKE.equals(batch.get(0).getChannel())) {
+            // A handshake is alone in its batch (BayeuxServerImpl.parse).
+            admission = limits.admit(carrier.browserCookie(), exchange.remoteAddress());
+            if (admission.isRefused()) {
+                carrier.send(List.of(admission.refusal(batch.get(0))));
+                return;
+            }
+            carrier.admitted(admission);
+        }
+        SessionLimits.Admission admitted = admission;
         exchange.onFailure(carrier::failed);
         engine.handle(batch, carrier).whenComplete((ignored, failure) -> {
+            if (admitted != null) {
+                admitted.releaseUnlessBound();
+            }
             if (failure != null) {
                 LOG.warn("Failed to handle a batch", failure);
                 carrier.respondError(500, "Internal error");

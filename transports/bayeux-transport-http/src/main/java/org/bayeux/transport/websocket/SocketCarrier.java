@@ -5,12 +5,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.transport.http.SessionLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +56,9 @@ public final class SocketCarrier implements Carrier {
     private volatile TextWriteQueue writes;
     /** The browser cookie of the upgrade request, when it may vouch for sessions (see {@link #setBrowserId}). */
     private volatile String browserId;
+    private volatile String remoteAddress;
+    /** The admission of the handshake being handled, if any; see {@link #onText(String)}. */
+    private volatile SessionLimits.Admission pendingAdmission;
 
     SocketCarrier(SocketTransport transport) {
         this.transport = transport;
@@ -125,6 +130,10 @@ public final class SocketCarrier implements Carrier {
 
     @Override
     public void attach(ServerSession session) {
+        SessionLimits.Admission admission = pendingAdmission;
+        if (admission != null) {
+            admission.bind(session);
+        }
         if (engine.browserOf(session) == null) {
             engine.bindToBrowser(session, browserId);
         }
@@ -154,6 +163,17 @@ public final class SocketCarrier implements Carrier {
      */
     public void setBrowserId(String browser) {
         this.browserId = browser;
+    }
+
+    /**
+     * Gives the carrier the client's address, before the socket opens, for {@code maxSessionsPerAddress} and
+     * {@code maxHandshakesPerAddressPerSecond}; adapters that cannot tell leave it null, and the socket's handshakes
+     * are then not counted by address.
+     *
+     * @param address the remote IP address, or null
+     */
+    public void setRemoteAddress(String address) {
+        this.remoteAddress = address;
     }
 
     /**
@@ -189,13 +209,29 @@ public final class SocketCarrier implements Carrier {
             close(CLOSE_SERVER_ERROR, bad.getMessage());
             return CompletableFuture.completedFuture(false);
         }
+        SessionLimits.Admission admission = null;
+        if (Message.META_HANDSHAKE.equals(batch.get(0).getChannel())) {
+            // A handshake is alone in its batch (BayeuxServerImpl.parse).
+            admission = transport.limits().admit(browserId, remoteAddress);
+            if (admission.isRefused()) {
+                send(List.of(admission.refusal(batch.get(0))));
+                return CompletableFuture.completedFuture(!isEnded());
+            }
+        }
+        // Batches of one socket are handled one at a time: the handshake's session finds its admission in attach().
+        pendingAdmission = admission;
         CompletionStage<Void> handled;
         try {
             handled = engine.handle(batch, this);
         } catch (RuntimeException failure) {
             handled = CompletableFuture.failedFuture(failure);
         }
+        SessionLimits.Admission admitted = admission;
         return handled.handle((ignored, failure) -> {
+            if (admitted != null) {
+                pendingAdmission = null;
+                admitted.releaseUnlessBound();
+            }
             if (failure != null) {
                 LOG.warn("Failed to handle a batch from {}", this, failure);
                 close(CLOSE_SERVER_ERROR, "internal error");

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.Cors;
+import org.bayeux.transport.http.SessionLimits;
 import org.bayeux.transport.http.TransportConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ public final class SocketTransport {
     private final PushLanes pushLanes;
     private final int maxOutgoingFrameBytes;
     private final boolean requireBinding;
+    private final SessionLimits limits;
 
     /**
      * @param engine the engine
@@ -49,6 +51,7 @@ public final class SocketTransport {
         this.pushLanes = new PushLanes(executor, Runtime.getRuntime().availableProcessors());
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
         this.requireBinding = config.get(TransportConfig.REQUIRE_BROWSER_COOKIE);
+        this.limits = SessionLimits.of(engine, config);
     }
 
     /** @return whether sessions are bound to their socket and browser ({@link TransportConfig#REQUIRE_BROWSER_COOKIE}) */
@@ -88,6 +91,11 @@ public final class SocketTransport {
      */
     public String newBrowserId() {
         return requireBinding ? BrowserRegistry.randomBrowserId() : null;
+    }
+
+    /** @return the caps on sessions per browser and per address, shared with the HTTP transport */
+    public SessionLimits limits() {
+        return limits;
     }
 
     /** @return a carrier for a connection about to open */

@@ -163,6 +163,7 @@ final class WebSocketTransport {
                 Callback callback) {
             SocketCarrier carrier = sockets.newCarrier();
             carrier.setBrowserId(browserIdOf(request, response));
+            carrier.setRemoteAddress(Request.getRemoteAddr(request));
             return new JettySocket(carrier, sockets.maxIncomingMessageBytes(), open);
         }
 
