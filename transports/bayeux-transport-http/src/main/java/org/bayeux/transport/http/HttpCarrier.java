@@ -116,6 +116,15 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public Map<String, Object> refuseHold(ServerSession session) {
+        Map<String, Object> refusal = holdRefusal();
+        if (refusal == null) {
+            // Held: a client that goes away now must be noticed now, not when the hold times out.
+            exchange.watchForClose();
+        }
+        return refusal;
+    }
+
+    private Map<String, Object> holdRefusal() {
         String browser = browserId;
         if (browser == null || exchange.isMultiplexed()) {
             return null;

@@ -90,4 +90,12 @@ public interface HttpExchange {
      * @param listener told if the client goes away or the exchange fails before the response is complete
      */
     void onFailure(Consumer<Throwable> listener);
+
+    /**
+     * The request is now held (a long poll): from now until {@link #respond}, the exchange should notice as soon as
+     * the client closes its connection and then fail, telling the {@link #onFailure} listeners. Servers that notice
+     * it anyway need not do anything.
+     */
+    default void watchForClose() {
+    }
 }
