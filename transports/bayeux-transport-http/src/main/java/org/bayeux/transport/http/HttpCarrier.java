@@ -156,6 +156,10 @@ final class HttpCarrier implements Carrier {
             if (browserId == null) {
                 browserId = transport.browsers().newBrowserId();
                 setBrowserCookie = true;
+                if (transport.config().get(TransportConfig.REQUIRE_BROWSER_COOKIE)) {
+                    // A socket the client opened before it had the cookie may still take the session (Faye).
+                    transport.adoptions().awaitSocket(session, exchange.remoteAddress());
+                }
             }
             transport.engine().bindToBrowser(session, browserId);
             SessionLimits.Admission admitted = admission;

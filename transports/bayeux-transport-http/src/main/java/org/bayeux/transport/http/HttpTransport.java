@@ -33,6 +33,7 @@ public final class HttpTransport {
     private final Cors cors;
     private final BrowserRegistry browsers;
     private final SessionLimits limits;
+    private final FirstSocketAdoptions adoptions;
 
     /**
      * @param engine the engine
@@ -44,6 +45,7 @@ public final class HttpTransport {
         this.cors = new Cors(config.allowedOrigins());
         this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
         this.limits = SessionLimits.of(engine, config);
+        this.adoptions = FirstSocketAdoptions.of(engine);
     }
 
     /** @return the transport names this HTTP transport serves, in advertising order */
@@ -67,6 +69,10 @@ public final class HttpTransport {
 
     BrowserRegistry browsers() {
         return browsers;
+    }
+
+    FirstSocketAdoptions adoptions() {
+        return adoptions;
     }
 
     /** @return the caps on sessions per browser and per address, and their counters */

@@ -56,6 +56,8 @@ public final class SocketCarrier implements Carrier {
     private volatile TextWriteQueue writes;
     /** The browser cookie of the upgrade request, when it may vouch for sessions (see {@link #setBrowserId}). */
     private volatile String browserId;
+    /** The upgrade came without a cookie and its response set {@link #browserId}: it proves nothing yet. */
+    private volatile boolean browserIdGiven;
     private volatile String remoteAddress;
     /** The admission of the handshake being handled, if any; see {@link #onText(String)}. */
     private volatile SessionLimits.Admission pendingAdmission;
@@ -123,9 +125,13 @@ public final class SocketCarrier implements Carrier {
                 return true;
             }
         }
-        // Another socket of the same browser (a reconnection) may take the session over; nothing else may.
+        // Another socket of the same browser (a reconnection) may take the session over; nothing else may, except a
+        // socket opened without a cookie just before its client's first handshake over HTTP (FirstSocketAdoptions).
         String owner = engine.browserOf(session);
-        return owner != null && owner.equals(browserId);
+        if (browserId != null && browserId.equals(owner)) {
+            return true;
+        }
+        return (browserId == null || browserIdGiven) && transport.adoptions().adopt(session, remoteAddress);
     }
 
     @Override
@@ -137,6 +143,7 @@ public final class SocketCarrier implements Carrier {
         if (engine.browserOf(session) == null) {
             engine.bindToBrowser(session, browserId);
         }
+        transport.adoptions().carriedBySocket(session);
         synchronized (this) {
             if (!ended) {
                 // Sessions that ended stay referenced until the socket closes; drop them as new ones come.
@@ -154,15 +161,18 @@ public final class SocketCarrier implements Carrier {
     // ---- socket events, from the adapter ---------------------------------------------------------------------
 
     /**
-     * Gives the carrier the browser cookie its upgrade request carried, before the socket opens. Sessions created on
-     * this socket are bound to it, and sessions of that browser created elsewhere may move to this socket. Adapters
-     * pass null when the upgrade came without the cookie, or from an origin allowed only through {@code *}: a page
-     * of any site must not be able to act with a visitor's cookie.
+     * Gives the carrier the browser cookie of its upgrade, before the socket opens. Sessions created on this socket
+     * are bound to it, and sessions of that browser created elsewhere may move to this socket. Adapters pass null
+     * when the upgrade came from an origin allowed only through {@code *} (a page of any site must not be able to
+     * act with a visitor's cookie), and a new value, marked given, when it came without the cookie.
      *
      * @param browser the cookie value, or null
+     * @param given true if the upgrade came without the cookie and its response sets this new value: sessions
+     *        created on this socket are bound to it, but it proves nothing about sessions created elsewhere
      */
-    public void setBrowserId(String browser) {
+    public void setBrowserId(String browser, boolean given) {
         this.browserId = browser;
+        this.browserIdGiven = given;
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.Cors;
+import org.bayeux.transport.http.FirstSocketAdoptions;
 import org.bayeux.transport.http.SessionLimits;
 import org.bayeux.transport.http.TransportConfig;
 import org.slf4j.Logger;
@@ -36,6 +37,7 @@ public final class SocketTransport {
     private final int maxOutgoingFrameBytes;
     private final boolean requireBinding;
     private final SessionLimits limits;
+    private final FirstSocketAdoptions adoptions;
 
     /**
      * @param engine the engine
@@ -52,6 +54,7 @@ public final class SocketTransport {
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
         this.requireBinding = config.get(TransportConfig.REQUIRE_BROWSER_COOKIE);
         this.limits = SessionLimits.of(engine, config);
+        this.adoptions = FirstSocketAdoptions.of(engine);
     }
 
     /** @return whether sessions are bound to their socket and browser ({@link TransportConfig#REQUIRE_BROWSER_COOKIE}) */
@@ -79,6 +82,16 @@ public final class SocketTransport {
         return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
     }
 
+    /** @return the sessions created over HTTP that a socket without a cookie may take over, once */
+    FirstSocketAdoptions adoptions() {
+        return adoptions;
+    }
+
+    /** @return the caps on sessions per browser and per address, shared with the HTTP transport */
+    public SessionLimits limits() {
+        return limits;
+    }
+
     /** @return the attributes of the browser cookie an upgrade response sets, besides {@code Path=/; HttpOnly} */
     public Map<String, String> browserCookieAttributes() {
         return BrowserRegistry.cookieAttributes(config);
@@ -86,16 +99,11 @@ public final class SocketTransport {
 
     /**
      * @return a browser id for an upgrade that came without a cookie but may be given one (its origin is trusted,
-     *         {@link #trustsCookieFrom}): its response sets it, so that a browser reconnecting on a new socket
+     *         {@link #trustsCookieFrom}), for its response to set, so that a client reconnecting on a new socket
      *         keeps its sessions; null when sessions are not bound
      */
     public String newBrowserId() {
         return requireBinding ? BrowserRegistry.randomBrowserId() : null;
-    }
-
-    /** @return the caps on sessions per browser and per address, shared with the HTTP transport */
-    public SessionLimits limits() {
-        return limits;
     }
 
     /** @return a carrier for a connection about to open */

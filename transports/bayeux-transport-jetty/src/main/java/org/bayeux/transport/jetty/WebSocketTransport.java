@@ -162,7 +162,20 @@ final class WebSocketTransport {
         public FrameHandler negotiate(ServerUpgradeRequest request, ServerUpgradeResponse response,
                 Callback callback) {
             SocketCarrier carrier = sockets.newCarrier();
-            carrier.setBrowserId(browserIdOf(request, response));
+            String cookie = browserCookieOf(request);
+            if (cookie != null || !trustsCookie(request)) {
+                carrier.setBrowserId(cookie, false);
+            } else {
+                // Given a cookie now, a client that reconnects on a new socket keeps its sessions.
+                String given = sockets.newBrowserId();
+                if (given != null) {
+                    HttpCookie.Builder setCookie = HttpCookie.build(sockets.browserCookieName(), given).path("/")
+                            .httpOnly(true);
+                    sockets.browserCookieAttributes().forEach(setCookie::attribute);
+                    Response.addCookie(response, setCookie.build());
+                }
+                carrier.setBrowserId(given, given != null);
+            }
             carrier.setRemoteAddress(Request.getRemoteAddr(request));
             return new JettySocket(carrier, sockets.maxIncomingMessageBytes(), open);
         }
@@ -177,13 +190,14 @@ final class WebSocketTransport {
         }
     };
 
-    /**
-     * @return the upgrade's browser cookie, if it may vouch for sessions ({@link SocketTransport#trustsCookieFrom});
-     *         without one, a new id that the upgrade response sets as the cookie
-     */
-    private String browserIdOf(Request request, Response response) {
-        if (!sockets.trustsCookieFrom(request.getHeaders().get(HttpHeader.ORIGIN), request.isSecure(),
-                Request.getServerName(request), Request.getServerPort(request))) {
+    private boolean trustsCookie(Request request) {
+        return sockets.trustsCookieFrom(request.getHeaders().get(HttpHeader.ORIGIN), request.isSecure(),
+                Request.getServerName(request), Request.getServerPort(request));
+    }
+
+    /** @return the upgrade's browser cookie, if it may vouch for sessions ({@link SocketTransport#trustsCookieFrom}) */
+    private String browserCookieOf(Request request) {
+        if (!trustsCookie(request)) {
             return null;
         }
         for (String header : request.getHeaders().getValuesList(HttpHeader.COOKIE)) {
@@ -192,13 +206,7 @@ final class WebSocketTransport {
                 return value;
             }
         }
-        String browserId = sockets.newBrowserId();
-        if (browserId != null) {
-            HttpCookie.Builder cookie = HttpCookie.build(sockets.browserCookieName(), browserId).path("/").httpOnly(true);
-            sockets.browserCookieAttributes().forEach(cookie::attribute);
-            Response.addCookie(response, cookie.build());
-        }
-        return browserId;
+        return null;
     }
 
     /** HTTP/1.1 {@code GET} with {@code Upgrade: websocket}, or an HTTP/2 or HTTP/3 extended {@code CONNECT}. */

@@ -192,6 +192,14 @@ class SessionBindingTest {
         start(true);
         HttpPeer victim = new HttpPeer(null).handshake();
         victim.call("[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/chat/a\",\"clientId\":\"" + victim.clientId + "\"}]");
+        // The victim's own socket, opened without the cookie as Faye's is, names the session first: it awaits no
+        // other socket (FirstSocketAdoptions), and the attacker's sockets come from the same address as the victim.
+        WsClient victimSocket = socket(null);
+        victimSocket.clientId = victim.clientId;
+        assertThat(victimSocket.call("[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/chat/b\",\"clientId\":\""
+                + victim.clientId + "\"}]").get(0)).containsEntry("successful", true);
+        victim.call("[{\"channel\":\"/meta/unsubscribe\",\"subscription\":\"/chat/b\",\"clientId\":\""
+                + victim.clientId + "\"}]");
         CompletableFuture<ContentResponse> victimPoll = victim.holdConnect();
 
         for (String cookie : new String[] {null, "someoneelse12345"}) {
@@ -263,15 +271,48 @@ class SessionBindingTest {
         List<Map<String, Object>> reply = socket.connectNow();
         assertThat(reply.get(reply.size() - 1)).containsEntry("successful", true);
 
-        // A socket opened without a cookie is given one on the upgrade, so a reconnection keeps the session.
-        WsClient first = WsClient.open(webSockets, wsUri(), server.codec());
+        // A browser's new socket after a drop carries its cookie, and so keeps the session; a socket without it
+        // does not, and its client must handshake again.
+        WsClient first = socket("browser000000001");
         first.handshake();
         first.connectNow();
         first.drop();
-        WsClient second = WsClient.open(webSockets, wsUri(), server.codec());
+        WsClient stranger = socket(null);
+        stranger.clientId = first.clientId;
+        assertUnknownSession(stranger.connectNow());
+        WsClient second = socket("browser000000001");
         second.clientId = first.clientId;
         List<Map<String, Object>> resumed = second.connectNow();
         assertThat(resumed.get(resumed.size() - 1)).containsEntry("successful", true);
+    }
+
+    /**
+     * Faye opens its socket while its first handshake is on its way over HTTP, so the socket has no cookie: it may
+     * take the new session, once, from the handshake's address; after that no cookie-less socket may.
+     */
+    @Test
+    void aSocketOpenedBeforeTheFirstHandshakeMayTakeItsSessionOnce() throws Exception {
+        start(true);
+        WsClient early = socket(null);
+        HttpPeer browser = new HttpPeer(null).handshake();
+        early.clientId = browser.clientId;
+        List<Map<String, Object>> adopted = early.connectNow();
+        assertThat(adopted.get(adopted.size() - 1)).containsEntry("successful", true);
+        assertThat(early.subscribe("/chat/a")).containsEntry("successful", true);
+
+        WsClient late = socket(null);
+        late.clientId = browser.clientId;
+        assertUnknownSession(late.connectNow());
+        // The browser's own requests, with its cookie, still reach it.
+        assertThat(browser.call("[{\"channel\":\"/chat/a\",\"data\":1,\"clientId\":\"" + browser.clientId + "\"}]")
+                .stream().filter(m -> "/chat/a".equals(m.get("channel")) && m.containsKey("successful")))
+                .allSatisfy(reply -> assertThat(reply).containsEntry("successful", true));
+
+        // A session whose handshake came with a cookie awaits no socket: a cookie-less one is refused.
+        HttpPeer cookied = new HttpPeer("browser000000002").handshake();
+        WsClient cookieless = socket(null);
+        cookieless.clientId = cookied.clientId;
+        assertUnknownSession(cookieless.connectNow());
     }
 
     @Test

@@ -76,6 +76,13 @@ class WebSocketTransportTest {
         return WsClient.open(webSockets, wsUri("/bayeux"), server.codec());
     }
 
+    /** A socket whose upgrade carries a browser cookie of the test's choosing. */
+    private WsClient socketOfBrowser(String browserId) throws Exception {
+        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(wsUri("/bayeux"));
+        upgrade.setHeader("Cookie", "BAYEUX_BROWSER=" + browserId);
+        return WsClient.open(webSockets, upgrade, server.codec());
+    }
+
     /** A socket whose upgrade carries the cookies of the test's HTTP client. */
     private WsClient socketOfTheHttpClientsBrowser() throws Exception {
         ClientUpgradeRequest upgrade = new ClientUpgradeRequest(wsUri("/bayeux"));
@@ -223,7 +230,8 @@ class WebSocketTransportTest {
     @ValueSource(strings = {"jackson", "jetty"})
     void c38AfterASocketDropsTheSessionContinuesOnANewSocket(String codec) throws Exception {
         start(codec);
-        WsClient first = ws();
+        // Both sockets are of one browser: their upgrades carry its cookie, which proves the session is theirs.
+        WsClient first = socketOfBrowser("browser000000038");
         first.handshake();
         first.connectNow();
         first.subscribe("/chat/a");
@@ -236,7 +244,7 @@ class WebSocketTransportTest {
         String b = httpHandshake();
         httpPublish(b, "/chat/a", "{\"n\":1}");
 
-        WsClient second = ws();
+        WsClient second = socketOfBrowser("browser000000038");
         second.clientId = first.clientId;
         long sent = System.nanoTime();
         List<Map<String, Object>> reply = second.connectNow();

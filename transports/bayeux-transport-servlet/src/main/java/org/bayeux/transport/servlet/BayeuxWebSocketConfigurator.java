@@ -25,6 +25,8 @@ final class BayeuxWebSocketConfigurator extends ServerEndpointConfig.Configurato
     static final String ORIGIN_REFUSED = BayeuxWebSocketConfigurator.class.getName() + ".originRefused";
     /** User property holding the upgrade's browser cookie, when it may vouch for sessions. */
     static final String BROWSER_ID = BayeuxWebSocketConfigurator.class.getName() + ".browserId";
+    /** User property set when the handshake response set a new browser cookie ({@link #BROWSER_ID}). */
+    static final String BROWSER_ID_GIVEN = BayeuxWebSocketConfigurator.class.getName() + ".browserIdGiven";
 
     private final SocketTransport transport;
     private final Executor closer;
@@ -69,12 +71,13 @@ final class BayeuxWebSocketConfigurator extends ServerEndpointConfig.Configurato
         } else if (transport.trustsCookieFrom(origin, secure, serverHost, serverPort)) {
             String browserId = cookie(headers, transport.browserCookieName());
             if (browserId == null && (browserId = transport.newBrowserId()) != null) {
-                // Given a cookie now, a browser reconnecting on a new socket keeps its sessions.
+                // Given a cookie now, a client that reconnects on a new socket keeps its sessions.
                 StringBuilder setCookie = new StringBuilder(transport.browserCookieName()).append('=').append(browserId)
                         .append("; Path=/; HttpOnly");
                 transport.browserCookieAttributes().forEach((name, value) -> setCookie.append("; ").append(name)
                         .append(value.isEmpty() ? "" : "=" + value));
                 response.getHeaders().put("Set-Cookie", List.of(setCookie.toString()));
+                config.getUserProperties().put(BROWSER_ID_GIVEN, Boolean.TRUE);
             }
             if (browserId != null) {
                 config.getUserProperties().put(BROWSER_ID, browserId);
