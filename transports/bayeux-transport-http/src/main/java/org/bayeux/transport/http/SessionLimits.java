@@ -18,7 +18,7 @@ import org.bayeux.server.ServerMessageImpl;
  * Caps the sessions one client may create, whatever transport it handshakes on: live sessions per browser cookie
  * ({@link TransportConfig#MAX_SESSIONS_PER_COOKIE}), live sessions per remote address
  * ({@link TransportConfig#MAX_SESSIONS_PER_ADDRESS}) and handshakes per second per remote address
- * ({@link TransportConfig#MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND}). A refused handshake gets
+ * ({@link TransportConfig#MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND}). A refused handshake gets ({@link Admission#refusal})
  * {@code 403::too_many_sessions} or {@code 403::too_many_handshakes}, with advice to handshake again later, and is
  * counted. A client without a cookie is counted by its address only, so leaving the cookie out does not escape the
  * caps.
