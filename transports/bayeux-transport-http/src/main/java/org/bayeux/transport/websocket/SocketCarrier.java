@@ -131,7 +131,9 @@ public final class SocketCarrier implements Carrier {
         if (browserId != null && browserId.equals(owner)) {
             return true;
         }
-        return (browserId == null || browserIdGiven) && transport.adoptions().adopt(session, remoteAddress);
+        // Only a socket given its cookie on upgrade came without one from a trusted origin: one from an origin allowed
+        // only by "*" (any site's page) may adopt nothing.
+        return browserIdGiven && transport.adoptions().adopt(session, remoteAddress);
     }
 
     @Override

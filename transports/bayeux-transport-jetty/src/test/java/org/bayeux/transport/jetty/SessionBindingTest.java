@@ -40,9 +40,9 @@ class SessionBindingTest {
     private WebSocketClient webSockets;
     private WebSocketClient bareWebSockets;
 
-    private void start(boolean binding) throws Exception {
+    private void start(boolean binding, String... allowedOrigins) throws Exception {
         server = new HttpTestServer("jackson", engine -> engine.timeout(Duration.ofMillis(TIMEOUT_MS)),
-                transport -> transport.set(TransportConfig.REQUIRE_BROWSER_COOKIE, binding));
+                transport -> transport.set(TransportConfig.REQUIRE_BROWSER_COOKIE, binding).allowedOrigins(allowedOrigins));
         bare = new HttpClient();
         bare.setHttpCookieStore(new HttpCookieStore.Empty());
         bare.start();
@@ -313,6 +313,29 @@ class SessionBindingTest {
         WsClient cookieless = socket(null);
         cookieless.clientId = cookied.clientId;
         assertUnknownSession(cookieless.connectNow());
+    }
+
+    /** A socket from an origin allowed only by "*" is any site's page: its cookie proves nothing, and it adopts nothing. */
+    @Test
+    void aSocketFromAnOriginAllowedOnlyByStarCannotUseTheBrowsersCookie() throws Exception {
+        start(true, "*");
+        HttpPeer victim = new HttpPeer(null).handshake();
+        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(wsUri());
+        upgrade.setHeader("Origin", "https://evil.example");
+        upgrade.setHeader("Cookie", COOKIE + "=" + victim.cookie);
+        WsClient evil = WsClient.open(bareWebSockets, upgrade, server.codec());
+        evil.clientId = victim.clientId;
+        assertUnknownSession(evil.connectNow());
+        ClientUpgradeRequest cookieless = new ClientUpgradeRequest(wsUri());
+        cookieless.setHeader("Origin", "https://evil.example");
+        WsClient evilWithoutCookie = WsClient.open(bareWebSockets, cookieless, server.codec());
+        evilWithoutCookie.clientId = victim.clientId;
+        assertUnknownSession(evilWithoutCookie.connectNow());
+        // The victim's own socket still may.
+        WsClient own = socket(victim.cookie);
+        own.clientId = victim.clientId;
+        List<Map<String, Object>> reply = own.connectNow();
+        assertThat(reply.get(reply.size() - 1)).containsEntry("successful", true);
     }
 
     @Test
