@@ -13,7 +13,13 @@ import { Inbox, statusReached } from '../helpers/wait.js';
 
 let server;
 before(async () => {
-  server = await startServer({ args: ['--set', 'timeout=3s', '--extensions', 'ack,timesync'] });
+  // Binding off (requireBrowserCookie=false): the ack and reload scenarios carry a session to a new socket, and to a
+  // new client instance, neither of which can show the session's browser cookie here. Node's WebSocket sends no
+  // cookies, and each client in Node keeps a cookie jar of its own, where a reloaded browser page shares its
+  // browser's. In a browser both carry the cookie, and binding stays on (test/browser).
+  server = await startServer({
+    args: ['--set', 'timeout=3s', '--set', 'requireBrowserCookie=false', '--extensions', 'ack,timesync'],
+  });
 });
 after(() => server?.stop());
 

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
@@ -67,6 +68,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
     private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
     private volatile Set<String> transportNames = new LinkedHashSet<>(DEFAULT_TRANSPORTS);
+    private final LongAdder foreignClientIds = new LongAdder();
     private ScheduledFuture<?> sweeper;
 
     /** Creates an engine with the default configuration. */
@@ -260,6 +262,58 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     public void carrierFailed(ServerSession session, Carrier carrier) {
         ((ServerSessionImpl) session).carrierFailed(carrier);
+    }
+
+    /**
+     * Finds the session a message names, if the carrier it arrived on may act as that session: a local session only
+     * through its own in-process carrier, a remote one never through it, and only through a carrier that
+     * {@link Carrier#mayCarry(ServerSession) may carry} it. Anything else is as unknown as a made-up id.
+     *
+     * @param clientId the message's {@code clientId}, may be null
+     * @param carrier what the message arrived on
+     * @return the session, or null
+     */
+    ServerSessionImpl sessionFor(String clientId, Carrier carrier) {
+        ServerSessionImpl session = sessions.get(clientId);
+        if (session == null) {
+            return null;
+        }
+        boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
+        if (session.isLocalSession() != inProcess || !(inProcess || carrier.mayCarry(session))) {
+            foreignClientIds.increment();
+            LOG.debug("Refused a message naming session {} on a carrier it does not belong to: {}", clientId, carrier);
+            return null;
+        }
+        return session;
+    }
+
+    /**
+     * @return how many messages named a live session from a carrier that may not act as it (another browser,
+     *         another socket, a remote client naming a local session), and were answered as for an unknown session
+     */
+    public long getForeignClientIdCount() {
+        return foreignClientIds.sum();
+    }
+
+    /**
+     * Records the browser a session was created from, for the transport's later {@link Carrier#mayCarry} checks.
+     * Only the first call for a session counts: a session never changes browser.
+     *
+     * @param session a session the transport just created (its handshake's {@link Carrier#attach})
+     * @param browserId the browser's id (its cookie value), or null if it has none
+     */
+    public void bindToBrowser(ServerSession session, String browserId) {
+        if (browserId != null && session instanceof ServerSessionImpl impl) {
+            impl.bindToBrowser(browserId);
+        }
+    }
+
+    /**
+     * @param session a session
+     * @return the browser it was created from ({@link #bindToBrowser}), or null
+     */
+    public String browserOf(ServerSession session) {
+        return session instanceof ServerSessionImpl impl ? impl.browserId() : null;
     }
 
     /**

@@ -90,7 +90,7 @@ final class MessageProcessor {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
         }
         boolean handshake = Message.META_HANDSHAKE.equals(channel);
-        ServerSessionImpl session = handshake ? null : server.sessions().get(message.getClientId());
+        ServerSessionImpl session = handshake ? null : server.sessionFor(message.getClientId(), carrier);
         return server.extensions().incoming(session, message).thenCompose(keep -> {
             if (!keep) {
                 return done(Outcome.reply(session, Outcome.fail(Outcome.replyTo(message), 404, "", "message_deleted")));

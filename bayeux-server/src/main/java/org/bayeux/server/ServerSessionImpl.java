@@ -37,6 +37,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
     private volatile long expiresAtNanos;
+    /** The browser (cookie value) the session was created from, set once by the transport; null if none. */
+    private volatile String browserId;
 
     // Guarded by lock.
     private final SessionQueue queue;
@@ -103,6 +105,16 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     Carrier carrier() {
         return carrier;
+    }
+
+    String browserId() {
+        return browserId;
+    }
+
+    void bindToBrowser(String browser) {
+        if (browserId == null) {
+            browserId = browser;
+        }
     }
 
     @Override

@@ -50,6 +50,17 @@ final class InteropServer implements AutoCloseable {
      * @throws Exception if Jetty cannot start
      */
     InteropServer(String codec, Consumer<BayeuxServerConfig.Builder> engineConfig) throws Exception {
+        this(codec, engineConfig, TransportConfig.defaults());
+    }
+
+    /**
+     * @param codec "jackson" or "jetty"
+     * @param engineConfig changes to the engine configuration
+     * @param transportConfig the transport configuration
+     * @throws Exception if Jetty cannot start
+     */
+    InteropServer(String codec, Consumer<BayeuxServerConfig.Builder> engineConfig, TransportConfig transportConfig)
+            throws Exception {
         BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder().codec(codec).timeout(TIMEOUT);
         engineConfig.accept(builder);
         engine = new BayeuxServerImpl(builder.build());
@@ -65,7 +76,7 @@ final class InteropServer implements AutoCloseable {
         connector.setPort(0);
         connector.setIdleTimeout(60_000);
         jetty.addConnector(connector);
-        BayeuxEndpoint.mount(jetty, "/bayeux", engine, TransportConfig.defaults());
+        BayeuxEndpoint.mount(jetty, "/bayeux", engine, transportConfig);
         jetty.start();
         new EchoService(engine);
         publisher = engine.newLocalSession("interop");

@@ -123,4 +123,18 @@ public interface Carrier {
      */
     default void attach(ServerSession session) {
     }
+
+    /**
+     * Asks whether a message that arrived on this carrier may act as the session its {@code clientId} names. A
+     * carrier that cannot prove it belongs to the session's client (HTTP: not the browser cookie the session was
+     * created with; WebSocket: neither the socket that carries it nor that cookie) answers false, and the engine
+     * then treats the message exactly as one naming an unknown session ({@code 402::session_unknown}), so that a
+     * stolen {@code clientId} is worth nothing and a probe learns nothing.
+     *
+     * @param session a live remote session named by a message that arrived on this carrier
+     * @return true if the message may act as the session
+     */
+    default boolean mayCarry(ServerSession session) {
+        return true;
+    }
 }

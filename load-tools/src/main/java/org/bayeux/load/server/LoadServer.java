@@ -76,7 +76,13 @@ public final class LoadServer extends BayeuxService {
     public static void main(String[] args) throws Exception {
         StandaloneServer.Options options;
         try {
-            options = StandaloneServer.Options.parse(args);
+            // A load run's thousands of clients come from one or a few hosts: the per-address caps would refuse them.
+            // Given first, so that the command line may set them again.
+            String[] unlimited = {"--set", "maxSessionsPerAddress=-1", "--set", "maxHandshakesPerAddressPerSecond=-1"};
+            String[] all = new String[unlimited.length + args.length];
+            System.arraycopy(unlimited, 0, all, 0, unlimited.length);
+            System.arraycopy(args, 0, all, unlimited.length, args.length);
+            options = StandaloneServer.Options.parse(all);
         } catch (IllegalArgumentException bad) {
             System.err.println("bayeux load-server: " + bad.getMessage());
             System.exit(2);

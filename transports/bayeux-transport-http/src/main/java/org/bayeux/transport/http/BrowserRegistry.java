@@ -1,6 +1,7 @@
 package org.bayeux.transport.http;
 
 import java.security.SecureRandom;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -12,7 +13,7 @@ public final class BrowserRegistry {
 
     private final int maxSessionsPerBrowser;
     private final ConcurrentHashMap<String, Integer> holding = new ConcurrentHashMap<>();
-    private final SecureRandom random = new SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
      * @param maxSessionsPerBrowser how many long polls one browser may hold; -1 for no limit
@@ -23,11 +24,29 @@ public final class BrowserRegistry {
 
     /** @return a new cookie value: 16 random base-36 characters */
     public String newBrowserId() {
+        return randomBrowserId();
+    }
+
+    /** @return a new cookie value: 16 random base-36 characters (82 bits) from a {@link SecureRandom} */
+    public static String randomBrowserId() {
         char[] id = new char[16];
         for (int i = 0; i < id.length; i++) {
-            id[i] = ALPHABET[random.nextInt(ALPHABET.length)];
+            id[i] = ALPHABET[RANDOM.nextInt(ALPHABET.length)];
         }
         return new String(id);
+    }
+
+    /**
+     * @param config the transport configuration
+     * @param secure whether the request came over TLS, directly or as a trusted forwarding proxy reports it: the
+     *        cookie is then {@code Secure}, so that it never travels in clear
+     * @return the attributes the browser cookie gets besides {@code Path=/} and {@code HttpOnly}
+     */
+    public static Map<String, String> cookieAttributes(TransportConfig config, boolean secure) {
+        if (config.get(TransportConfig.BROWSER_COOKIE_CROSS_SITE)) {
+            return Map.of("SameSite", "None", "Secure", "");
+        }
+        return secure ? Map.of("Secure", "") : Map.of();
     }
 
     /**

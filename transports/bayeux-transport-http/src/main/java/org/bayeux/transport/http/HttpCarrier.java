@@ -23,13 +23,26 @@ final class HttpCarrier implements Carrier {
     private final AtomicBoolean responded = new AtomicBoolean();
     private final List<ServerSession> attached = new CopyOnWriteArrayList<>();
     private volatile String browserId;
+    /** A handshake on this request created a session for a browser without a cookie: the reply sets one. */
+    private volatile boolean setBrowserCookie;
     private volatile boolean holdCounted;
+    /** The limits' admission of this request's handshake, bound to the session it creates. */
+    private volatile SessionLimits.Admission admission;
 
     HttpCarrier(HttpTransport transport, HttpExchange exchange, String callback) {
         this.transport = transport;
         this.exchange = exchange;
         this.callback = callback;
         this.browserId = exchange.cookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME));
+    }
+
+    /** @return the browser cookie the request came with, or null */
+    String browserCookie() {
+        return browserId;
+    }
+
+    void admitted(SessionLimits.Admission handshake) {
+        this.admission = handshake;
     }
 
     @Override
@@ -62,7 +75,10 @@ final class HttpCarrier implements Carrier {
         if (!responded.compareAndSet(false, true)) {
             return;
         }
-        setBrowserCookieAfterHandshake(messages);
+        if (setBrowserCookie) {
+            exchange.addCookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME), browserId,
+                    BrowserRegistry.cookieAttributes(transport.config(), exchange.isSecure()));
+        }
         byte[] json = transport.engine().toJson(messages);
         transport.cors().addResponseHeaders(exchange);
         exchange.addHeader("Cache-Control", "no-cache, no-store");
@@ -86,23 +102,6 @@ final class HttpCarrier implements Carrier {
         exchange.respond(200, "text/javascript;charset=UTF-8", body);
     }
 
-    private void setBrowserCookieAfterHandshake(List<ServerMessage> messages) {
-        if (browserId != null) {
-            return;
-        }
-        for (ServerMessage message : messages) {
-            if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
-                browserId = transport.browsers().newBrowserId();
-                // Secure on HTTPS (also as a forwarding proxy reports it), so the cookie never travels in clear.
-                Map<String, String> attributes = transport.config().get(TransportConfig.BROWSER_COOKIE_CROSS_SITE)
-                        ? Map.of("SameSite", "None", "Secure", "")
-                        : exchange.isSecure() ? Map.of("Secure", "") : Map.of();
-                exchange.addCookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME), browserId, attributes);
-                return;
-            }
-        }
-    }
-
     @Override
     public void superseded() {
         respondError(transport.config().get(TransportConfig.DUPLICATE_CONNECT_STATUS), "Superseded by a newer connect");
@@ -117,6 +116,15 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public Map<String, Object> refuseHold(ServerSession session) {
+        Map<String, Object> refusal = holdRefusal();
+        if (refusal == null) {
+            // Held: a client that goes away now must be noticed now, not when the hold times out.
+            exchange.watchForClose();
+        }
+        return refusal;
+    }
+
+    private Map<String, Object> holdRefusal() {
         String browser = browserId;
         if (browser == null || exchange.isMultiplexed()) {
             return null;
@@ -143,9 +151,34 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public void attach(ServerSession session) {
+        if (transport.engine().browserOf(session) == null) {
+            // The session's handshake: it belongs to this request's browser, given a cookie now if it has none.
+            if (browserId == null) {
+                browserId = transport.browsers().newBrowserId();
+                setBrowserCookie = true;
+                if (transport.config().get(TransportConfig.REQUIRE_BROWSER_COOKIE)) {
+                    // A socket the client opened before it had the cookie may still take the session (Faye).
+                    transport.adoptions().awaitSocket(session, exchange.remoteAddress());
+                }
+            }
+            transport.engine().bindToBrowser(session, browserId);
+            SessionLimits.Admission admitted = admission;
+            if (admitted != null) {
+                admitted.bind(session);
+            }
+        }
         if (!attached.contains(session)) {
             attached.add(session);
         }
+    }
+
+    @Override
+    public boolean mayCarry(ServerSession session) {
+        if (!transport.config().get(TransportConfig.REQUIRE_BROWSER_COOKIE)) {
+            return true;
+        }
+        String owner = transport.engine().browserOf(session);
+        return owner != null && owner.equals(browserId);
     }
 
     /** The client went away or the exchange failed before the response: the sessions it carried must know. */

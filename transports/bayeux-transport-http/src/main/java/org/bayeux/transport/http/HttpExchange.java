@@ -38,6 +38,18 @@ public interface HttpExchange {
     /** @return true if the request came over TLS */
     boolean isSecure();
 
+    /** @return the host name the request was sent to (its {@code Host}), as the server sees it */
+    String serverName();
+
+    /** @return the port the request was sent to, as the server sees it */
+    int serverPort();
+
+    /**
+     * @return the client's IP address as the server sees it: the TCP peer, or, behind a proxy whose forwarded headers
+     *         the server is configured to trust (Jetty's {@code ForwardedRequestCustomizer}), the client it names
+     */
+    String remoteAddress();
+
     /**
      * Reads the whole body, without blocking a thread while it arrives.
      *
@@ -78,4 +90,12 @@ public interface HttpExchange {
      * @param listener told if the client goes away or the exchange fails before the response is complete
      */
     void onFailure(Consumer<Throwable> listener);
+
+    /**
+     * The request is now held (a long poll): from now until {@link #respond}, the exchange should notice as soon as
+     * the client closes its connection and then fail, telling the {@link #onFailure} listeners. Servers that notice
+     * it anyway need not do anything.
+     */
+    default void watchForClose() {
+    }
 }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import org.bayeux.api.Message;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
@@ -33,6 +34,8 @@ public final class HttpTransport {
     private final TransportConfig config;
     private final Cors cors;
     private final BrowserRegistry browsers;
+    private final SessionLimits limits;
+    private final FirstSocketAdoptions adoptions;
 
     /**
      * @param engine the engine
@@ -43,6 +46,8 @@ public final class HttpTransport {
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
         this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
+        this.limits = SessionLimits.of(engine, config);
+        this.adoptions = FirstSocketAdoptions.of(engine);
     }
 
     /** @return the transport names this HTTP transport serves, in advertising order */
@@ -68,12 +73,29 @@ public final class HttpTransport {
         return browsers;
     }
 
+    FirstSocketAdoptions adoptions() {
+        return adoptions;
+    }
+
+    /** @return the caps on sessions per browser and per address, and their counters */
+    public SessionLimits limits() {
+        return limits;
+    }
+
+    /** @return how many requests were refused with 403 for their {@code Origin} */
+    public long refusedOrigins() {
+        return cors.refusedOrigins();
+    }
+
     /**
      * Handles one request; the response is sent through the exchange, now or later.
      *
      * @param exchange the request and its response
      */
     public void handle(HttpExchange exchange) {
+        if (cors.refuse(exchange)) {
+            return;
+        }
         switch (exchange.method()) {
             case "OPTIONS":
                 cors.answerPreflight(exchange);
@@ -156,8 +178,22 @@ public final class HttpTransport {
 
     private void process(HttpExchange exchange, List<ServerMessageImpl> batch, String callback) {
         HttpCarrier carrier = new HttpCarrier(this, exchange, callback);
+        SessionLimits.Admission admission = null;
+        if (Message.META_HANDSHAKE.equals(batch.get(0).getChannel())) {
+            // A handshake is alone in its batch (BayeuxServerImpl.parse).
+            admission = limits.admit(carrier.browserCookie(), exchange.remoteAddress());
+            if (admission.isRefused()) {
+                carrier.send(List.of(admission.refusal(batch.get(0))));
+                return;
+            }
+            carrier.admitted(admission);
+        }
+        SessionLimits.Admission admitted = admission;
         exchange.onFailure(carrier::failed);
         engine.handle(batch, carrier).whenComplete((ignored, failure) -> {
+            if (admitted != null) {
+                admitted.releaseUnlessBound();
+            }
             if (failure != null) {
                 QUIET.warn("batch:" + failure.getClass().getName(), "Failed to handle a batch", failure);
                 carrier.respondError(500, "Internal error");

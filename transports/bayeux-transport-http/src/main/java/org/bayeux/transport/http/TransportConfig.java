@@ -17,8 +17,9 @@ import org.bayeux.server.config.InvalidConfigurationException;
 public final class TransportConfig {
     /** Origins allowed to make cross-origin requests and WebSocket upgrades. */
     public static final ConfigOption<List<String>> ALLOWED_ORIGINS = ConfigOption.list("allowedOrigins", List.of(),
-            "Origins (scheme://host[:port]) allowed cross-origin HTTP requests and WebSocket upgrades; `*` allows any "
-                    + "origin (echoed back, never sent as `*`). Empty: same-origin only.");
+            "Origins (scheme://host[:port]) allowed cross-origin HTTP requests and WebSocket upgrades, with credentials "
+                    + "(cookies); `*` allows any origin, without credentials. A request from another origin gets 403. "
+                    + "Empty: same-origin only.");
     /** How many sessions of one browser may hold a long poll at once over HTTP/1.1. */
     public static final ConfigOption<Integer> MAX_SESSIONS_PER_BROWSER = ConfigOption.integer("maxSessionsPerBrowser", 1,
             n -> n >= -1, "an integer, -1 for no limit",
@@ -34,6 +35,28 @@ public final class TransportConfig {
     /** Whether the browser cookie is marked for cross-site use. */
     public static final ConfigOption<Boolean> BROWSER_COOKIE_CROSS_SITE = ConfigOption.bool("browserCookieCrossSite",
             false, "Adds SameSite=None; Secure to the browser cookie, for pages served from another site (needs HTTPS).");
+    /** Whether a session is bound to the browser cookie (HTTP) or socket (WebSocket) it was created on. */
+    public static final ConfigOption<Boolean> REQUIRE_BROWSER_COOKIE = ConfigOption.bool("requireBrowserCookie", true,
+            "Binds each session to its client: over HTTP a clientId is accepted only with the browser cookie the session "
+                    + "was created with; over WebSocket only on the socket that carries it or with that cookie. A foreign "
+                    + "clientId gets 402::session_unknown. false finds sessions by clientId alone, for cross-origin "
+                    + "long-polling clients that lose cookies.");
+    /** How many live sessions one browser cookie may have. */
+    public static final ConfigOption<Integer> MAX_SESSIONS_PER_COOKIE = ConfigOption.integer("maxSessionsPerCookie", 100,
+            n -> n >= -1, "an integer, -1 for no limit",
+            "How many live sessions may share one BAYEUX_BROWSER cookie (tabs of one browser); a further handshake gets "
+                    + "403::too_many_sessions. Handshakes without the cookie are capped by maxSessionsPerAddress.");
+    /** How many live sessions one remote address may have. */
+    public static final ConfigOption<Integer> MAX_SESSIONS_PER_ADDRESS = ConfigOption.integer("maxSessionsPerAddress",
+            5000, n -> n >= -1, "an integer, -1 for no limit",
+            "How many live sessions one remote IP address may have, over every transport; a further handshake gets "
+                    + "403::too_many_sessions. The address is the TCP peer's, or the client's named by a proxy's "
+                    + "forwarded headers when the server trusts them (--forwarded).");
+    /** How many handshakes per second one remote address may make. */
+    public static final ConfigOption<Integer> MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND = ConfigOption.integer(
+            "maxHandshakesPerAddressPerSecond", 200, n -> n >= -1, "an integer, -1 for no limit",
+            "How many handshakes one remote IP address may make per second (bursts up to as many); a further one gets "
+                    + "403::too_many_handshakes with advice to handshake again 5 s later.");
     /** The status of a superseded long poll. */
     public static final ConfigOption<Integer> DUPLICATE_CONNECT_STATUS = ConfigOption.integer("duplicateConnectStatus",
             500, n -> n >= 400 && n <= 599 && n != 408, "an HTTP status from 400 to 599, never 408",
@@ -76,9 +99,10 @@ public final class TransportConfig {
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
-            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, DUPLICATE_CONNECT_STATUS,
-            HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT, WS_HANDSHAKE_TIMEOUT, WS_DEFLATE_MIN_SIZE,
-            WS_MAX_FRAME, WS_WRITE_STALL_TIMEOUT);
+            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, REQUIRE_BROWSER_COOKIE,
+            MAX_SESSIONS_PER_COOKIE, MAX_SESSIONS_PER_ADDRESS, MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND,
+            DUPLICATE_CONNECT_STATUS, HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT,
+            WS_HANDSHAKE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME, WS_WRITE_STALL_TIMEOUT);
 
     private final Map<ConfigOption<?>, Object> values;
 

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxServerImpl;
@@ -15,6 +16,7 @@ import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.internal.RateLimitedLog;
+import org.bayeux.transport.http.SessionLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,13 @@ public final class SocketCarrier implements Carrier {
     private volatile TextWriteQueue writes;
     /** A write-stall check is scheduled, or about to be. */
     private final AtomicBoolean stallCheckArmed = new AtomicBoolean();
+    /** The browser cookie of the upgrade request, when it may vouch for sessions (see {@link #setBrowserId}). */
+    private volatile String browserId;
+    /** The upgrade came without a cookie and its response set {@link #browserId}: it proves nothing yet. */
+    private volatile boolean browserIdGiven;
+    private volatile String remoteAddress;
+    /** The admission of the handshake being handled, if any; see {@link #onText(String)}. */
+    private volatile SessionLimits.Admission pendingAdmission;
 
     SocketCarrier(SocketTransport transport) {
         this.transport = transport;
@@ -140,7 +149,36 @@ public final class SocketCarrier implements Carrier {
     }
 
     @Override
+    public boolean mayCarry(ServerSession session) {
+        if (!transport.requiresBinding()) {
+            return true;
+        }
+        synchronized (this) {
+            if (attached.contains(session)) {
+                return true;
+            }
+        }
+        // Another socket of the same browser (a reconnection) may take the session over; nothing else may, except a
+        // socket opened without a cookie just before its client's first handshake over HTTP (FirstSocketAdoptions).
+        String owner = engine.browserOf(session);
+        if (browserId != null && browserId.equals(owner)) {
+            return true;
+        }
+        // Only a socket given its cookie on upgrade came without one from a trusted origin: one from an origin allowed
+        // only by "*" (any site's page) may adopt nothing.
+        return browserIdGiven && transport.adoptions().adopt(session, remoteAddress);
+    }
+
+    @Override
     public void attach(ServerSession session) {
+        SessionLimits.Admission admission = pendingAdmission;
+        if (admission != null) {
+            admission.bind(session);
+        }
+        if (engine.browserOf(session) == null) {
+            engine.bindToBrowser(session, browserId);
+        }
+        transport.adoptions().carriedBySocket(session);
         synchronized (this) {
             if (!ended) {
                 // Sessions that ended stay referenced until the socket closes; drop them as new ones come.
@@ -157,6 +195,32 @@ public final class SocketCarrier implements Carrier {
     }
 
     // ---- socket events, from the adapter ---------------------------------------------------------------------
+
+    /**
+     * Gives the carrier the browser cookie of its upgrade, before the socket opens. Sessions created on this socket
+     * are bound to it, and sessions of that browser created elsewhere may move to this socket. Adapters pass null
+     * when the upgrade came from an origin allowed only through {@code *} (a page of any site must not be able to
+     * act with a visitor's cookie), and a new value, marked given, when it came without the cookie.
+     *
+     * @param browser the cookie value, or null
+     * @param given true if the upgrade came without the cookie and its response sets this new value: sessions
+     *        created on this socket are bound to it, but it proves nothing about sessions created elsewhere
+     */
+    public void setBrowserId(String browser, boolean given) {
+        this.browserId = browser;
+        this.browserIdGiven = given;
+    }
+
+    /**
+     * Gives the carrier the client's address, before the socket opens, for {@code maxSessionsPerAddress} and
+     * {@code maxHandshakesPerAddressPerSecond}; adapters that cannot tell leave it null, and the socket's handshakes
+     * are then not counted by address.
+     *
+     * @param address the remote IP address, or null
+     */
+    public void setRemoteAddress(String address) {
+        this.remoteAddress = address;
+    }
 
     /**
      * The socket is open; the adapter may now read the first message.
@@ -212,13 +276,29 @@ public final class SocketCarrier implements Carrier {
             close(CLOSE_SERVER_ERROR, bad.getMessage());
             return CompletableFuture.completedFuture(false);
         }
+        SessionLimits.Admission admission = null;
+        if (Message.META_HANDSHAKE.equals(batch.get(0).getChannel())) {
+            // A handshake is alone in its batch (BayeuxServerImpl.parse).
+            admission = transport.limits().admit(browserId, remoteAddress);
+            if (admission.isRefused()) {
+                send(List.of(admission.refusal(batch.get(0))));
+                return CompletableFuture.completedFuture(!isEnded());
+            }
+        }
+        // Batches of one socket are handled one at a time: the handshake's session finds its admission in attach().
+        pendingAdmission = admission;
         CompletionStage<Void> handled;
         try {
             handled = engine.handle(batch, this);
         } catch (RuntimeException failure) {
             handled = CompletableFuture.failedFuture(failure);
         }
+        SessionLimits.Admission admitted = admission;
         return handled.handle((ignored, failure) -> {
+            if (admitted != null) {
+                pendingAdmission = null;
+                admitted.releaseUnlessBound();
+            }
             if (failure != null) {
                 QUIET.warn("batch:" + failure.getClass().getName(), "Failed to handle a batch from {}", this, failure);
                 close(CLOSE_SERVER_ERROR, "internal error");

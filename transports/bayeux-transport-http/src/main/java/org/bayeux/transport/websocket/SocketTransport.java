@@ -2,6 +2,7 @@ package org.bayeux.transport.websocket;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.Cors;
+import org.bayeux.transport.http.FirstSocketAdoptions;
+import org.bayeux.transport.http.SessionLimits;
 import org.bayeux.transport.http.TransportConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +43,9 @@ public final class SocketTransport {
     private final Duration writeStallTimeout;
     private final LongAdder slowPeerDrops = new LongAdder();
     private final LongAdder writeStallDrops = new LongAdder();
+    private final boolean requireBinding;
+    private final SessionLimits limits;
+    private final FirstSocketAdoptions adoptions;
 
     /**
      * @param engine the engine
@@ -55,6 +62,61 @@ public final class SocketTransport {
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
         this.handshakeTimeout = config.get(TransportConfig.WS_HANDSHAKE_TIMEOUT);
         this.writeStallTimeout = config.get(TransportConfig.WS_WRITE_STALL_TIMEOUT);
+        this.requireBinding = config.get(TransportConfig.REQUIRE_BROWSER_COOKIE);
+        this.limits = SessionLimits.of(engine, config);
+        this.adoptions = FirstSocketAdoptions.of(engine);
+    }
+
+    /** @return whether sessions are bound to their socket and browser ({@link TransportConfig#REQUIRE_BROWSER_COOKIE}) */
+    boolean requiresBinding() {
+        return requireBinding;
+    }
+
+    /** @return the name of the browser cookie whose value an adapter passes to {@link SocketCarrier#setBrowserId} */
+    public String browserCookieName() {
+        return config.get(TransportConfig.BROWSER_COOKIE_NAME);
+    }
+
+    /**
+     * Decides whether an upgrade's browser cookie may vouch for sessions: when the upgrade has no {@code Origin} (not
+     * a browser), comes from the page's own origin or from one listed in {@code allowedOrigins}, but not from an
+     * origin allowed only by {@code *}, where any site's page could open a socket with its visitor's cookie.
+     *
+     * @param origin the {@code Origin} header, or null
+     * @param secure whether the request came over TLS
+     * @param serverHost the host the request was sent to
+     * @param serverPort the port the request was sent to
+     * @return true if the cookie may be trusted
+     */
+    public boolean trustsCookieFrom(String origin, boolean secure, String serverHost, int serverPort) {
+        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
+    }
+
+    /** @return the sessions created over HTTP that a socket without a cookie may take over, once */
+    FirstSocketAdoptions adoptions() {
+        return adoptions;
+    }
+
+    /** @return the caps on sessions per browser and per address, shared with the HTTP transport */
+    public SessionLimits limits() {
+        return limits;
+    }
+
+    /**
+     * @param secure whether the upgrade request came over TLS (or a trusted proxy says so)
+     * @return the attributes of the browser cookie an upgrade response sets, besides {@code Path=/; HttpOnly}
+     */
+    public Map<String, String> browserCookieAttributes(boolean secure) {
+        return BrowserRegistry.cookieAttributes(config, secure);
+    }
+
+    /**
+     * @return a browser id for an upgrade that came without a cookie but may be given one (its origin is trusted,
+     *         {@link #trustsCookieFrom}), for its response to set, so that a client reconnecting on a new socket
+     *         keeps its sessions; null when sessions are not bound
+     */
+    public String newBrowserId() {
+        return requireBinding ? BrowserRegistry.randomBrowserId() : null;
     }
 
     /** @return a carrier for a connection about to open */

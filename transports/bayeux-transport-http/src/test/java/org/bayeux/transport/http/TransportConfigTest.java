@@ -48,6 +48,41 @@ class TransportConfigTest {
     }
 
     @Test
+    void sessionBindingAndLimitsAreTypedAndValidated() {
+        TransportConfig defaults = TransportConfig.defaults();
+        assertThat(defaults.get(TransportConfig.REQUIRE_BROWSER_COOKIE)).isTrue();
+        assertThat(defaults.get(TransportConfig.MAX_SESSIONS_PER_COOKIE)).isEqualTo(100);
+        assertThat(defaults.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS)).isEqualTo(5000);
+        assertThat(defaults.get(TransportConfig.MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND)).isEqualTo(200);
+        TransportConfig config = TransportConfig.fromMap(Map.of("requireBrowserCookie", "false",
+                "maxSessionsPerAddress", "-1", "maxHandshakesPerAddressPerSecond", "10"));
+        assertThat(config.get(TransportConfig.REQUIRE_BROWSER_COOKIE)).isFalse();
+        assertThat(config.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS)).isEqualTo(-1);
+        assertThatThrownBy(() -> TransportConfig.fromMap(Map.of("maxSessionsPerAddress", "-2")))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("maxSessionsPerAddress=-2");
+        assertThatThrownBy(() -> TransportConfig.fromMap(Map.of("maxSessionsPerCookie", "many")))
+                .hasMessageContaining("maxSessionsPerCookie=many");
+        assertThatThrownBy(() -> TransportConfig.fromMap(Map.of("requireBrowserCookie", "maybe")))
+                .hasMessageContaining("requireBrowserCookie=maybe");
+    }
+
+    @Test
+    void sessionLimitsCountRefusalsAndForgetIdleAddresses() {
+        SessionLimits limits = new SessionLimits(1, 2, -1);
+        SessionLimits.Admission first = limits.admit("cookie", "10.0.0.1");
+        assertThat(first.isRefused()).isFalse();
+        assertThat(limits.admit("cookie", "10.0.0.1").isRefused()).as("second session of the cookie").isTrue();
+        assertThat(limits.refusedPerCookie()).isEqualTo(1);
+        assertThat(limits.admit(null, "10.0.0.1").isRefused()).isFalse();
+        assertThat(limits.admit(null, "10.0.0.1").isRefused()).as("third session of the address").isTrue();
+        assertThat(limits.refusedPerAddress()).isEqualTo(1);
+        assertThat(limits.admit(null, "10.0.0.2").isRefused()).isFalse();
+        first.releaseUnlessBound();
+        first.releaseUnlessBound();
+        assertThat(limits.admit("cookie", "10.0.0.1").isRefused()).as("released once, place free again").isFalse();
+    }
+
+    @Test
     void documentationTableMatchesTheCode() throws Exception {
         String doc = Files.readString(DOC);
         int begin = doc.indexOf(BEGIN);

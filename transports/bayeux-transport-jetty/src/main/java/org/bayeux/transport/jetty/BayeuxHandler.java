@@ -23,6 +23,7 @@ public final class BayeuxHandler extends Handler.Abstract {
     private final BayeuxServerImpl engine;
     private final HttpTransport http;
     private final WebSocketTransport webSocket;
+    private volatile ClosedPollWatcher closedPolls;
 
     /**
      * @param engine the engine, not yet started
@@ -76,6 +77,7 @@ public final class BayeuxHandler extends Handler.Abstract {
     @Override
     protected void doStart() throws Exception {
         engine.start();
+        closedPolls = new ClosedPollWatcher(getServer().getThreadPool());
         if (webSocket != null) {
             Server server = getServer();
             ContextHandler context = server.getContainer(this, ContextHandler.class);
@@ -92,6 +94,10 @@ public final class BayeuxHandler extends Handler.Abstract {
         }
         super.doStop();
         engine.stop();
+        ClosedPollWatcher watcher = closedPolls;
+        if (watcher != null) {
+            watcher.stop();
+        }
     }
 
     @Override
@@ -99,7 +105,7 @@ public final class BayeuxHandler extends Handler.Abstract {
         if (webSocket != null && webSocket.handle(request, response, callback)) {
             return true;
         }
-        http.handle(new JettyHttpExchange(request, response, callback));
+        http.handle(new JettyHttpExchange(request, response, callback, closedPolls));
         return true;
     }
 }

@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import org.bayeux.transport.http.BodyTooLargeException;
@@ -12,6 +14,7 @@ import org.eclipse.jetty.http.HttpCookie;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -29,12 +32,17 @@ final class JettyHttpExchange implements HttpExchange {
     private final Request request;
     private final Response response;
     private final Callback callback;
+    private final ClosedPollWatcher watcher;
+    private volatile ClosedPollWatcher.Watch watch;
+    private final AtomicBoolean completed = new AtomicBoolean();
+    private final List<Consumer<Throwable>> failureListeners = new CopyOnWriteArrayList<>();
     private Fields query;
 
-    JettyHttpExchange(Request request, Response response, Callback callback) {
+    JettyHttpExchange(Request request, Response response, Callback callback, ClosedPollWatcher watcher) {
         this.request = request;
         this.response = response;
         this.callback = callback;
+        this.watcher = watcher;
     }
 
     @Override
@@ -78,6 +86,21 @@ final class JettyHttpExchange implements HttpExchange {
     @Override
     public boolean isSecure() {
         return request.isSecure();
+    }
+
+    @Override
+    public String serverName() {
+        return Request.getServerName(request);
+    }
+
+    @Override
+    public int serverPort() {
+        return Request.getServerPort(request);
+    }
+
+    @Override
+    public String remoteAddress() {
+        return Request.getRemoteAddr(request);
     }
 
     @Override
@@ -170,6 +193,15 @@ final class JettyHttpExchange implements HttpExchange {
 
     @Override
     public void respond(int status, String contentType, byte[] body) {
+        if (!completed.compareAndSet(false, true)) {
+            // The client closed the connection of this held request meanwhile.
+            return;
+        }
+        ClosedPollWatcher.Watch watching = watch;
+        if (watching != null) {
+            // Before the response leaves: the client's next request on this connection must not look like a close.
+            watching.cancel();
+        }
         response.setStatus(status);
         if (contentType != null) {
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
@@ -180,6 +212,33 @@ final class JettyHttpExchange implements HttpExchange {
 
     @Override
     public void onFailure(Consumer<Throwable> listener) {
+        failureListeners.add(listener);
         request.addFailureListener(listener);
+    }
+
+    /** The client of a held request closed its connection: fail the exchange, then complete the request. */
+    private void clientClosed() {
+        if (!completed.compareAndSet(false, true)) {
+            return;
+        }
+        EofException closed = new EofException("client closed a held long poll");
+        for (Consumer<Throwable> listener : failureListeners) {
+            listener.accept(closed);
+        }
+        callback.failed(closed);
+    }
+
+    @Override
+    public void watchForClose() {
+        // HTTP/2 and HTTP/3 report a client's reset of its stream to the failure listeners by themselves.
+        if (watcher == null || watch != null || isMultiplexed()) {
+            return;
+        }
+        ClosedPollWatcher.Watch started = watcher.watch(request.getConnectionMetaData().getConnection().getEndPoint(),
+                this::clientClosed);
+        if (started != null) {
+            watch = started;
+            request.addFailureListener(failure -> started.cancel());
+        }
     }
 }

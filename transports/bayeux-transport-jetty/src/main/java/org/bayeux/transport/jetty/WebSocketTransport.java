@@ -11,7 +11,9 @@ import java.util.concurrent.Executor;
 
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.transport.http.TransportConfig;
+import org.bayeux.transport.websocket.SocketCarrier;
 import org.bayeux.transport.websocket.SocketTransport;
+import org.eclipse.jetty.http.HttpCookie;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Request;
@@ -184,7 +186,23 @@ final class WebSocketTransport {
         @Override
         public FrameHandler negotiate(ServerUpgradeRequest request, ServerUpgradeResponse response,
                 Callback callback) {
-            return new JettySocket(sockets.newCarrier(), sockets.maxIncomingMessageBytes(), open);
+            SocketCarrier carrier = sockets.newCarrier();
+            String cookie = browserCookieOf(request);
+            if (cookie != null || !trustsCookie(request)) {
+                carrier.setBrowserId(cookie, false);
+            } else {
+                // Given a cookie now, a client that reconnects on a new socket keeps its sessions.
+                String given = sockets.newBrowserId();
+                if (given != null) {
+                    HttpCookie.Builder setCookie = HttpCookie.build(sockets.browserCookieName(), given).path("/")
+                            .httpOnly(true);
+                    sockets.browserCookieAttributes(request.isSecure()).forEach(setCookie::attribute);
+                    Response.addCookie(response, setCookie.build());
+                }
+                carrier.setBrowserId(given, given != null);
+            }
+            carrier.setRemoteAddress(Request.getRemoteAddr(request));
+            return new JettySocket(carrier, sockets.maxIncomingMessageBytes(), open);
         }
 
         @Override
@@ -196,6 +214,25 @@ final class WebSocketTransport {
             configuration.setIdleTimeout(idleTimeout);
         }
     };
+
+    private boolean trustsCookie(Request request) {
+        return sockets.trustsCookieFrom(request.getHeaders().get(HttpHeader.ORIGIN), request.isSecure(),
+                Request.getServerName(request), Request.getServerPort(request));
+    }
+
+    /** @return the upgrade's browser cookie, if it may vouch for sessions ({@link SocketTransport#trustsCookieFrom}) */
+    private String browserCookieOf(Request request) {
+        if (!trustsCookie(request)) {
+            return null;
+        }
+        for (String header : request.getHeaders().getValuesList(HttpHeader.COOKIE)) {
+            String value = CookieHeader.valueOf(header, sockets.browserCookieName());
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
 
     /** HTTP/1.1 {@code GET} with {@code Upgrade: websocket}, or an HTTP/2 or HTTP/3 extended {@code CONNECT}. */
     private static boolean isUpgradeRequest(Request request) {

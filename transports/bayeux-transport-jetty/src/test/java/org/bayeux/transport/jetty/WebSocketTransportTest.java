@@ -76,6 +76,24 @@ class WebSocketTransportTest {
         return WsClient.open(webSockets, wsUri("/bayeux"), server.codec());
     }
 
+    /** A socket whose upgrade carries a browser cookie of the test's choosing. */
+    private WsClient socketOfBrowser(String browserId) throws Exception {
+        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(wsUri("/bayeux"));
+        upgrade.setHeader("Cookie", "BAYEUX_BROWSER=" + browserId);
+        return WsClient.open(webSockets, upgrade, server.codec());
+    }
+
+    /** A socket whose upgrade carries the cookies of the test's HTTP client. */
+    private WsClient socketOfTheHttpClientsBrowser() throws Exception {
+        ClientUpgradeRequest upgrade = new ClientUpgradeRequest(wsUri("/bayeux"));
+        StringBuilder cookies = new StringBuilder();
+        server.client.getHttpCookieStore().match(server.uri("/bayeux"))
+                .forEach(cookie -> cookies.append(cookies.length() == 0 ? "" : "; ").append(cookie.getName())
+                        .append('=').append(cookie.getValue()));
+        upgrade.setHeader("Cookie", cookies.toString());
+        return WsClient.open(webSockets, upgrade, server.codec());
+    }
+
     private ServerSession session(String clientId) {
         return server.engine.getSession(clientId);
     }
@@ -193,13 +211,16 @@ class WebSocketTransportTest {
     @ValueSource(strings = {"jackson", "jetty"})
     void c37ASessionHandshakenOverHttpIsAcceptedOnAFreshSocket(String codec) throws Exception {
         start(codec);
-        WsClient subscriber = ws();
-        subscriber.clientId = httpHandshake();
+        // The socket carries the browser cookie the HTTP handshake set, as a browser's (or Faye's) would.
+        String subscriberId = httpHandshake();
+        WsClient subscriber = socketOfTheHttpClientsBrowser();
+        subscriber.clientId = subscriberId;
         assertThat(subscriber.subscribe("/chat/a")).containsEntry("successful", true)
                 .containsEntry("subscription", "/chat/a");
 
-        WsClient connector = ws();
-        connector.clientId = httpHandshake();
+        String connectorId = httpHandshake();
+        WsClient connector = socketOfTheHttpClientsBrowser();
+        connector.clientId = connectorId;
         List<Map<String, Object>> reply = connector.connectNow();
         assertThat(channels(reply)).containsExactly("/meta/connect");
         assertThat(reply.get(0)).containsEntry("successful", true);
@@ -209,7 +230,8 @@ class WebSocketTransportTest {
     @ValueSource(strings = {"jackson", "jetty"})
     void c38AfterASocketDropsTheSessionContinuesOnANewSocket(String codec) throws Exception {
         start(codec);
-        WsClient first = ws();
+        // Both sockets are of one browser: their upgrades carry its cookie, which proves the session is theirs.
+        WsClient first = socketOfBrowser("browser000000038");
         first.handshake();
         first.connectNow();
         first.subscribe("/chat/a");
@@ -222,7 +244,7 @@ class WebSocketTransportTest {
         String b = httpHandshake();
         httpPublish(b, "/chat/a", "{\"n\":1}");
 
-        WsClient second = ws();
+        WsClient second = socketOfBrowser("browser000000038");
         second.clientId = first.clientId;
         long sent = System.nanoTime();
         List<Map<String, Object>> reply = second.connectNow();

@@ -23,6 +23,10 @@ import org.bayeux.transport.websocket.SocketTransport;
 final class BayeuxWebSocketConfigurator extends ServerEndpointConfig.Configurator {
     /** User property set on connections whose origin is refused. */
     static final String ORIGIN_REFUSED = BayeuxWebSocketConfigurator.class.getName() + ".originRefused";
+    /** User property holding the upgrade's browser cookie, when it may vouch for sessions. */
+    static final String BROWSER_ID = BayeuxWebSocketConfigurator.class.getName() + ".browserId";
+    /** User property set when the handshake response set a new browser cookie ({@link #BROWSER_ID}). */
+    static final String BROWSER_ID_GIVEN = BayeuxWebSocketConfigurator.class.getName() + ".browserIdGiven";
 
     private final SocketTransport transport;
     private final Executor closer;
@@ -64,7 +68,41 @@ final class BayeuxWebSocketConfigurator extends ServerEndpointConfig.Configurato
         }
         if (!transport.allowsOrigin(origin, secure, serverHost, serverPort)) {
             config.getUserProperties().put(ORIGIN_REFUSED, Boolean.TRUE);
+        } else if (transport.trustsCookieFrom(origin, secure, serverHost, serverPort)) {
+            String browserId = cookie(headers, transport.browserCookieName());
+            if (browserId == null && (browserId = transport.newBrowserId()) != null) {
+                // Given a cookie now, a client that reconnects on a new socket keeps its sessions.
+                StringBuilder setCookie = new StringBuilder(transport.browserCookieName()).append('=').append(browserId)
+                        .append("; Path=/; HttpOnly");
+                transport.browserCookieAttributes(secure).forEach((name, value) -> setCookie.append("; ").append(name)
+                        .append(value.isEmpty() ? "" : "=" + value));
+                response.getHeaders().put("Set-Cookie", List.of(setCookie.toString()));
+                config.getUserProperties().put(BROWSER_ID_GIVEN, Boolean.TRUE);
+            }
+            if (browserId != null) {
+                config.getUserProperties().put(BROWSER_ID, browserId);
+            }
         }
+    }
+
+    /** @return the value of the named cookie in the {@code Cookie} headers, or null */
+    private static String cookie(Map<String, List<String>> headers, String name) {
+        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+            if (!"Cookie".equalsIgnoreCase(header.getKey()) || header.getValue() == null) {
+                continue;
+            }
+            for (String line : header.getValue()) {
+                for (String pair : line.split(";")) {
+                    int equals = pair.indexOf('=');
+                    if (equals > 0 && pair.substring(0, equals).trim().equals(name)) {
+                        String value = pair.substring(equals + 1).trim();
+                        return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+                                ? value.substring(1, value.length() - 1) : value;
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     private static URI parseHost(String host) {

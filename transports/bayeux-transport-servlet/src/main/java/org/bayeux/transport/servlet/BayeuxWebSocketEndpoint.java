@@ -67,6 +67,9 @@ public final class BayeuxWebSocketEndpoint extends Endpoint implements SocketPee
         socket.setMaxIdleTimeout(transport.idleTimeout().toMillis());
         socket.addMessageHandler(String.class, this::onText);
         socket.addMessageHandler(ByteBuffer.class, (MessageHandler.Whole<ByteBuffer>) binary -> carrier.onBinary());
+        Object browserId = config.getUserProperties().get(BayeuxWebSocketConfigurator.BROWSER_ID);
+        carrier.setBrowserId(browserId instanceof String ? (String) browserId : null,
+                Boolean.TRUE.equals(config.getUserProperties().get(BayeuxWebSocketConfigurator.BROWSER_ID_GIVEN)));
         carrier.opened(this);
     }
 

@@ -104,6 +104,21 @@ final class ServletHttpExchange implements HttpExchange, AsyncListener {
     }
 
     @Override
+    public String serverName() {
+        return request.getServerName();
+    }
+
+    @Override
+    public int serverPort() {
+        return request.getServerPort();
+    }
+
+    @Override
+    public String remoteAddress() {
+        return request.getRemoteAddr();
+    }
+
+    @Override
     public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
         if (request.getContentLengthLong() > (long) maxBytes * OVERSIZE_DRAIN_FACTOR) {
             onFailure.accept(new BodyTooLargeException(maxBytes));

@@ -1,0 +1,278 @@
+package org.bayeux.transport.http;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.bayeux.api.Message;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.ServerMessageImpl;
+
+/**
+ * Caps the sessions one client may create, whatever transport it handshakes on: live sessions per browser cookie
+ * ({@link TransportConfig#MAX_SESSIONS_PER_COOKIE}), live sessions per remote address
+ * ({@link TransportConfig#MAX_SESSIONS_PER_ADDRESS}) and handshakes per second per remote address
+ * ({@link TransportConfig#MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND}). A refused handshake gets ({@link Admission#refusal})
+ * {@code 403::too_many_sessions} or {@code 403::too_many_handshakes}, with advice to handshake again later, and is
+ * counted. A client without a cookie is counted by its address only, so leaving the cookie out does not escape the
+ * caps.
+ *
+ * <p>The remote address is the one the server sees: the TCP peer, or the client named by a proxy's forwarded headers
+ * when the server trusts them (Jetty's {@code ForwardedRequestCustomizer}, the standalone server's
+ * {@code --forwarded}). Behind a proxy whose headers are not trusted, every client has the proxy's address.</p>
+ *
+ * <p>One instance serves every transport of an engine ({@link #of(BayeuxServerImpl, TransportConfig)}).</p>
+ */
+public final class SessionLimits {
+    /** The interval advised to a client whose handshake was refused, in milliseconds. */
+    static final long RETRY_INTERVAL_MILLIS = 5_000;
+    /** How often, in admissions, idle address entries are swept out. */
+    private static final int SWEEP_EVERY = 1024;
+    private static final Map<BayeuxServerImpl, SessionLimits> BY_ENGINE = new WeakHashMap<>();
+
+    private final int maxPerCookie;
+    private final int maxPerAddress;
+    private final int handshakesPerSecond;
+    private final ConcurrentHashMap<String, AtomicInteger> perCookie = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Address> perAddress = new ConcurrentHashMap<>();
+    private final AtomicInteger admissions = new AtomicInteger();
+    private final LongAdder refusedPerCookie = new LongAdder();
+    private final LongAdder refusedPerAddress = new LongAdder();
+    private final LongAdder refusedRate = new LongAdder();
+
+    SessionLimits(int maxPerCookie, int maxPerAddress, int handshakesPerSecond) {
+        this.maxPerCookie = maxPerCookie;
+        this.maxPerAddress = maxPerAddress;
+        this.handshakesPerSecond = handshakesPerSecond;
+    }
+
+    /**
+     * @param engine the engine whose transports share the limits
+     * @param config the configuration of the first transport asking; later ones share its limits
+     * @return the engine's limits
+     */
+    public static SessionLimits of(BayeuxServerImpl engine, TransportConfig config) {
+        synchronized (BY_ENGINE) {
+            return BY_ENGINE.computeIfAbsent(engine, ignored -> new SessionLimits(
+                    config.get(TransportConfig.MAX_SESSIONS_PER_COOKIE), config.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS),
+                    config.get(TransportConfig.MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND)));
+        }
+    }
+
+    /** The state of one remote address: its live sessions and its handshake tokens. Guarded by the map's compute. */
+    private static final class Address {
+        int sessions;
+        double tokens;
+        long refilledAtNanos;
+    }
+
+    /**
+     * Asks to create one session.
+     *
+     * @param cookie the browser cookie the handshake came with, or null
+     * @param address the remote address, or null if unknown (then not counted)
+     * @return the admission: if not {@link Admission#isRefused() refused}, to {@link Admission#bind bind} to the
+     *         session created or {@link Admission#releaseUnlessBound release} if none was; refusals are counted
+     */
+    public Admission admit(String cookie, String address) {
+        String addressRefusal = address == null ? null : admitAddress(address);
+        if (addressRefusal != null) {
+            return new Admission(null, null, addressRefusal);
+        }
+        if (cookie != null && maxPerCookie >= 0) {
+            boolean[] admitted = {false};
+            perCookie.compute(cookie, (key, count) -> {
+                AtomicInteger current = count == null ? new AtomicInteger() : count;
+                if (current.get() < maxPerCookie) {
+                    current.incrementAndGet();
+                    admitted[0] = true;
+                }
+                return current.get() == 0 ? null : current;
+            });
+            if (!admitted[0]) {
+                refusedPerCookie.increment();
+                releaseAddress(address);
+                return new Admission(null, null, "too_many_sessions");
+            }
+        }
+        return new Admission(cookie != null && maxPerCookie >= 0 ? cookie : null, address, null);
+    }
+
+    /** @return null if admitted, else the refusal's error token */
+    private String admitAddress(String address) {
+        if (maxPerAddress < 0 && handshakesPerSecond < 0) {
+            return null;
+        }
+        if (admissions.incrementAndGet() % SWEEP_EVERY == 0) {
+            sweep();
+        }
+        long now = System.nanoTime();
+        String[] refused = {null};
+        perAddress.compute(address, (key, state) -> {
+            Address current = state;
+            if (current == null) {
+                current = new Address();
+                current.tokens = handshakesPerSecond;
+                current.refilledAtNanos = now;
+            }
+            refill(current, now);
+            if (maxPerAddress >= 0 && current.sessions >= maxPerAddress) {
+                refused[0] = "sessions";
+            } else if (handshakesPerSecond >= 0 && current.tokens < 1) {
+                refused[0] = "rate";
+            } else {
+                current.sessions++;
+                current.tokens--;
+            }
+            return current;
+        });
+        if ("sessions".equals(refused[0])) {
+            refusedPerAddress.increment();
+            return "too_many_sessions";
+        }
+        if ("rate".equals(refused[0])) {
+            refusedRate.increment();
+            return "too_many_handshakes";
+        }
+        return null;
+    }
+
+    private void refill(Address state, long now) {
+        if (handshakesPerSecond < 0) {
+            return;
+        }
+        double elapsedSeconds = (now - state.refilledAtNanos) / 1e9;
+        state.tokens = Math.min(handshakesPerSecond, state.tokens + elapsedSeconds * handshakesPerSecond);
+        state.refilledAtNanos = now;
+    }
+
+    /** Drops addresses with no session whose handshake budget is whole again: they would be recreated as they are. */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (String address : List.copyOf(perAddress.keySet())) {
+            perAddress.computeIfPresent(address, (key, state) -> {
+                refill(state, now);
+                return state.sessions == 0 && (handshakesPerSecond < 0 || state.tokens >= handshakesPerSecond)
+                        ? null : state;
+            });
+        }
+    }
+
+    private void releaseAddress(String address) {
+        if (address != null && !(maxPerAddress < 0 && handshakesPerSecond < 0)) {
+            perAddress.computeIfPresent(address, (key, state) -> {
+                state.sessions = Math.max(0, state.sessions - 1);
+                return state;
+            });
+        }
+    }
+
+    private void releaseCookie(String cookie) {
+        if (cookie != null) {
+            perCookie.computeIfPresent(cookie, (key, count) -> count.decrementAndGet() <= 0 ? null : count);
+        }
+    }
+
+    /** @return handshakes refused because their browser cookie had {@code maxSessionsPerCookie} live sessions */
+    public long refusedPerCookie() {
+        return refusedPerCookie.sum();
+    }
+
+    /** @return handshakes refused because their address had {@code maxSessionsPerAddress} live sessions */
+    public long refusedPerAddress() {
+        return refusedPerAddress.sum();
+    }
+
+    /** @return handshakes refused because their address exceeded {@code maxHandshakesPerAddressPerSecond} */
+    public long refusedHandshakeRate() {
+        return refusedRate.sum();
+    }
+
+    /** @return how many remote addresses are tracked now */
+    public int trackedAddresses() {
+        return perAddress.size();
+    }
+
+    /**
+     * One admitted session-to-be: its slots are released once, when the session is removed or, if no session was
+     * created, at once.
+     */
+    public final class Admission {
+        private final String cookie;
+        private final String address;
+        private final String refusedToken;
+        private final AtomicBoolean released = new AtomicBoolean();
+        private final AtomicBoolean bound = new AtomicBoolean();
+
+        private Admission(String cookie, String address, String refusedToken) {
+            this.cookie = cookie;
+            this.address = address;
+            this.refusedToken = refusedToken;
+        }
+
+        /** @return true if the handshake must be refused with {@link #refusal} */
+        public boolean isRefused() {
+            return refusedToken != null;
+        }
+
+        /**
+         * The reply to a refused handshake: unsuccessful, {@code 403::too_many_sessions} or
+         * {@code 403::too_many_handshakes}, advising a new handshake after {@value #RETRY_INTERVAL_MILLIS} ms.
+         *
+         * @param handshake the refused handshake
+         * @return the reply, frozen
+         */
+        public ServerMessageImpl refusal(ServerMessageImpl handshake) {
+            ServerMessageImpl reply = new ServerMessageImpl();
+            reply.setChannel(Message.META_HANDSHAKE);
+            Object id = handshake.get(Message.ID_FIELD);
+            if (id != null) {
+                reply.put(Message.ID_FIELD, id);
+            }
+            reply.setSuccessful(false);
+            reply.setError("403::" + refusedToken);
+            Map<String, Object> advice = new HashMap<>(4);
+            advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_HANDSHAKE);
+            advice.put(Message.INTERVAL_FIELD, RETRY_INTERVAL_MILLIS);
+            reply.put(Message.ADVICE_FIELD, advice);
+            reply.freeze();
+            return reply;
+        }
+
+        /**
+         * The handshake created this session: the slots are released when it is removed.
+         *
+         * @param session the session
+         */
+        public void bind(ServerSession session) {
+            if (isRefused() || !bound.compareAndSet(false, true)) {
+                return;
+            }
+            session.addRemovedListener((removed, message, expired) -> release());
+            if (!session.isHandshook()) {
+                // Removed before the listener was added.
+                release();
+            }
+        }
+
+        /** Releases the slots unless a session holds them ({@link #bind}). */
+        public void releaseUnlessBound() {
+            if (!bound.get() && !isRefused()) {
+                release();
+            }
+        }
+
+        private void release() {
+            if (released.compareAndSet(false, true)) {
+                releaseCookie(cookie);
+                releaseAddress(address);
+            }
+        }
+    }
+}
