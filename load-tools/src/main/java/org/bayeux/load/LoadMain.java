@@ -75,7 +75,7 @@ public final class LoadMain {
             return FAILED;
         }
         LoadResult result;
-        try (ClientFactory factory = new JavaClientFactory(options)) {
+        try (ClientFactory factory = factory(options)) {
             result = new LoadRun(options, factory, err).run();
         } catch (LoadRun.LoadFailure failure) {
             err.println("bayeux load: " + failure.getMessage());
@@ -94,6 +94,15 @@ public final class LoadMain {
             return FAILED;
         }
         return result.complete() ? COMPLETE : INCOMPLETE;
+    }
+
+    /** @return the factory of the clients {@code --client} asks for */
+    static ClientFactory factory(LoadOptions options) {
+        return switch (options.client) {
+            case OURS -> new JavaClientFactory(options);
+            case RAW -> new RawClientFactory(options);
+            case COMETD -> new CometDClientFactory(options);
+        };
     }
 
     /**

@@ -1,0 +1,325 @@
+package org.bayeux.load.server;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.eclipse.jetty.websocket.core.CloseStatus;
+import org.eclipse.jetty.websocket.core.Configuration;
+import org.eclipse.jetty.websocket.core.CoreSession;
+import org.eclipse.jetty.websocket.core.Frame;
+import org.eclipse.jetty.websocket.core.FrameHandler;
+import org.eclipse.jetty.websocket.core.OpCode;
+import org.eclipse.jetty.websocket.core.server.ServerUpgradeRequest;
+import org.eclipse.jetty.websocket.core.server.ServerUpgradeResponse;
+import org.eclipse.jetty.websocket.core.server.WebSocketNegotiator;
+import org.eclipse.jetty.websocket.core.server.WebSocketUpgradeHandler;
+
+/**
+ * {@code bin/bayeux load-server --floor}: the floor a Bayeux server's fan-out is compared with. Plainly <em>not</em> a
+ * Bayeux server: Jetty's core server and core WebSocket, WebSocket only, no sessions (a client id is a number handed
+ * out and never checked), no queues, no acknowledgements, no extensions, no validation beyond what it needs to
+ * answer. It answers just enough of the handshake, the connect (held, then answered), subscribe, unsubscribe,
+ * disconnect and publish for a Bayeux client to run a load, and the load servers' statistics service. A publish to a
+ * room is encoded once, and the same bytes are written to each subscriber's socket, each in one frame, with no task
+ * per recipient: whatever a real server spends beyond that is its own cost.
+ */
+public final class FloorServer implements AutoCloseable {
+    /** How long a connect is held before it is answered, when the client does not say. */
+    private static final long HOLD_MILLIS = TimeUnit.SECONDS.toMillis(30);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final Map<String, Set<Socket>> rooms = new ConcurrentHashMap<>();
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final AtomicLong nextClientId = new AtomicLong();
+    private final LongAdder publishes = new LongAdder();
+    private final LongAdder connects = new LongAdder();
+
+    /**
+     * Starts the server.
+     *
+     * @param host the address to listen on
+     * @param port the port, 0 for any free one
+     * @throws Exception if it cannot start
+     */
+    public FloorServer(String host, int port) throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool();
+        threads.setName("floor");
+        server = new Server(threads);
+        connector = new ServerConnector(server);
+        connector.setHost(host);
+        connector.setPort(port);
+        connector.setIdleTimeout(TimeUnit.MINUTES.toMillis(2));
+        server.addConnector(connector);
+        WebSocketUpgradeHandler upgrades = new WebSocketUpgradeHandler();
+        upgrades.addMapping("/bayeux", new WebSocketNegotiator() {
+            @Override
+            public FrameHandler negotiate(ServerUpgradeRequest request, ServerUpgradeResponse response,
+                    Callback callback) {
+                // No permessage-deflate: the same bytes go to every subscriber.
+                response.setExtensions(List.of());
+                return new Socket();
+            }
+
+            @Override
+            public void customize(Configuration configuration) {
+                configuration.setMaxTextMessageSize(1024 * 1024);
+                configuration.setIdleTimeout(java.time.Duration.ofMinutes(2));
+            }
+        });
+        server.setHandler(upgrades);
+        server.start();
+    }
+
+    /** @return the port it listens on */
+    public int getPort() {
+        return connector.getLocalPort();
+    }
+
+    /** @return the statistics the load client asks for at the end of a run */
+    Map<String, Object> stats(boolean fullGc) {
+        Map<String, Object> stats = ProcessStats.snapshot(fullGc);
+        stats.put("server", "floor");
+        stats.put("sessions", sockets.size());
+        stats.put("queuedMessages", 0);
+        stats.put("publishesReceived", publishes.sum());
+        stats.put("connectsReceived", connects.sum());
+        return stats;
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+
+    /** One client's WebSocket: its rooms, and what it asked for. */
+    private final class Socket implements FrameHandler {
+        private volatile CoreSession session;
+        private final Set<String> joined = ConcurrentHashMap.newKeySet();
+        /** The text of a message split over several frames; null when none is. */
+        private StringBuilder fragments;
+
+        @Override
+        public void onOpen(CoreSession coreSession, Callback callback) {
+            session = coreSession;
+            sockets.add(this);
+            callback.succeeded();
+            coreSession.demand();
+        }
+
+        @Override
+        public void onFrame(Frame frame, Callback callback) {
+            switch (frame.getOpCode()) {
+                case OpCode.TEXT, OpCode.CONTINUATION -> {
+                    String text = frame.getPayloadAsUTF8();
+                    callback.succeeded();
+                    if (!frame.isFin()) {
+                        fragments = (fragments == null ? new StringBuilder() : fragments).append(text);
+                    } else {
+                        if (fragments != null) {
+                            text = fragments.append(text).toString();
+                            fragments = null;
+                        }
+                        received(text);
+                    }
+                    session.demand();
+                }
+                case OpCode.PING -> {
+                    callback.succeeded();
+                    session.sendFrame(new Frame(OpCode.PONG), Callback.NOOP, false);
+                    session.demand();
+                }
+                case OpCode.CLOSE -> callback.succeeded();
+                default -> {
+                    callback.succeeded();
+                    session.demand();
+                }
+            }
+        }
+
+        private void received(String text) {
+            JsonNode messages;
+            try {
+                messages = JSON.readTree(text);
+            } catch (Exception notJson) {
+                session.close(CloseStatus.BAD_PAYLOAD, "not JSON", Callback.NOOP);
+                return;
+            }
+            ArrayNode replies = JSON.createArrayNode();
+            for (JsonNode message : messages.isArray() ? messages : List.of(messages)) {
+                if (message instanceof ObjectNode object) {
+                    answer(object, replies);
+                }
+            }
+            if (!replies.isEmpty()) {
+                send(replies);
+            }
+        }
+
+        private void answer(ObjectNode message, ArrayNode replies) {
+            String channel = message.path("channel").asText("");
+            ObjectNode reply = JSON.createObjectNode().put("channel", channel);
+            if (message.has("id")) {
+                reply.set("id", message.get("id"));
+            }
+            reply.put("successful", true);
+            switch (channel) {
+                case "/meta/handshake" -> {
+                    reply.put("version", "1.0").put("clientId", Long.toString(nextClientId.incrementAndGet(), 36));
+                    reply.putArray("supportedConnectionTypes").add("websocket");
+                    reply.putObject("advice").put("reconnect", "retry").put("interval", 0)
+                            .put("timeout", HOLD_MILLIS);
+                    replies.add(reply);
+                }
+                case "/meta/connect" -> {
+                    connects.increment();
+                    reply.putObject("advice").put("reconnect", "retry").put("interval", 0)
+                            .put("timeout", HOLD_MILLIS);
+                    long hold = message.path("advice").path("timeout").asLong(HOLD_MILLIS);
+                    if (hold <= 0) {
+                        replies.add(reply);
+                    } else {
+                        // Held, then answered, as a Bayeux server would when it has nothing to deliver. One timer per
+                        // connect: every 30 s per client, not per message.
+                        ArrayNode held = JSON.createArrayNode().add(reply);
+                        Scheduler scheduler = server.getScheduler();
+                        scheduler.schedule(() -> send(held), Math.min(hold, HOLD_MILLIS), TimeUnit.MILLISECONDS);
+                    }
+                }
+                case "/meta/subscribe", "/meta/unsubscribe" -> {
+                    JsonNode subscription = message.path("subscription");
+                    reply.set("subscription", subscription);
+                    boolean subscribe = channel.equals("/meta/subscribe");
+                    for (JsonNode room : subscription.isArray() ? subscription : List.of(subscription)) {
+                        String name = room.asText();
+                        if (subscribe) {
+                            joined.add(name);
+                            rooms.computeIfAbsent(name, created -> ConcurrentHashMap.newKeySet()).add(this);
+                        } else {
+                            leave(name);
+                        }
+                    }
+                    replies.add(reply);
+                }
+                case "/meta/disconnect" -> {
+                    replies.add(reply);
+                    leaveAll();
+                }
+                case LoadServer.STATS_SERVICE -> {
+                    reply.set("data", JSON.valueToTree(stats(message.path("data").path("gc").asBoolean())));
+                    replies.add(reply);
+                }
+                default -> {
+                    replies.add(reply);
+                    if (!channel.startsWith("/meta/") && !channel.startsWith("/service/") && message.has("data")) {
+                        publishes.increment();
+                        fanOut(channel, message.get("data"));
+                    }
+                }
+            }
+        }
+
+        private void send(ArrayNode messages) {
+            CoreSession current = session;
+            try {
+                current.sendFrame(new Frame(OpCode.TEXT, ByteBuffer.wrap(JSON.writeValueAsBytes(messages))),
+                        Callback.NOOP, false);
+            } catch (Exception closed) {
+                // A reply to a client that is gone: nobody to tell.
+            }
+        }
+
+        private void leave(String room) {
+            joined.remove(room);
+            Set<Socket> members = rooms.get(room);
+            if (members != null) {
+                members.remove(this);
+            }
+        }
+
+        private void leaveAll() {
+            for (String room : List.copyOf(joined)) {
+                leave(room);
+            }
+        }
+
+        @Override
+        public void onError(Throwable cause, Callback callback) {
+            callback.succeeded();
+        }
+
+        @Override
+        public void onClosed(CloseStatus closeStatus, Callback callback) {
+            leaveAll();
+            sockets.remove(this);
+            callback.succeeded();
+        }
+    }
+
+    /** Encodes the delivery once and writes the same bytes to every member of the room. */
+    private void fanOut(String channel, JsonNode data) {
+        Set<Socket> members = rooms.get(channel);
+        if (members == null || members.isEmpty()) {
+            return;
+        }
+        ArrayNode delivery = JSON.createArrayNode();
+        delivery.addObject().put("channel", channel).set("data", data);
+        ByteBuffer bytes;
+        try {
+            bytes = ByteBuffer.wrap(JSON.writeValueAsBytes(delivery)).asReadOnlyBuffer();
+        } catch (Exception unencodable) {
+            return;
+        }
+        for (Socket member : members) {
+            CoreSession session = member.session;
+            if (session != null) {
+                // A view per socket (Jetty advances its position as it writes), over the same bytes.
+                session.sendFrame(new Frame(OpCode.TEXT, bytes.slice()), Callback.NOOP, false);
+            }
+        }
+    }
+
+    /**
+     * @param args {@code [--host H] [--port P]}
+     * @throws Exception if the server cannot start
+     */
+    public static void main(String[] args) throws Exception {
+        String host = "0.0.0.0";
+        int port = 8080;
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--host" -> host = value;
+                case "--port" -> port = Integer.parseInt(String.valueOf(value));
+                default -> {
+                    System.err.println("bayeux load-server --floor: unknown option '" + args[i]
+                            + "' (takes --host H and --port P)");
+                    System.exit(2);
+                    return;
+                }
+            }
+            i++;
+        }
+        FloorServer floor = new FloorServer(host, port);
+        System.out.println("LOAD-SERVER-READY http://127.0.0.1:" + floor.getPort() + "/bayeux");
+        System.out.flush();
+        floor.server.join();
+    }
+}
