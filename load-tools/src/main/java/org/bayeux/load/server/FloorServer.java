@@ -303,19 +303,20 @@ public final class FloorServer implements AutoCloseable {
     public static void main(String[] args) throws Exception {
         String host = "0.0.0.0";
         int port = 8080;
-        for (int i = 0; i < args.length; i++) {
+        for (int i = 0; i < args.length; i += 2) {
             String value = i + 1 < args.length ? args[i + 1] : null;
-            switch (args[i]) {
-                case "--host" -> host = value;
-                case "--port" -> port = Integer.parseInt(String.valueOf(value));
-                default -> {
-                    System.err.println("bayeux load-server --floor: unknown option '" + args[i]
-                            + "' (takes --host H and --port P)");
-                    System.exit(2);
-                    return;
+            try {
+                switch (args[i]) {
+                    case "--host" -> host = java.util.Objects.requireNonNull(value);
+                    case "--port" -> port = Integer.parseInt(java.util.Objects.requireNonNull(value));
+                    default -> throw new IllegalArgumentException();
                 }
+            } catch (RuntimeException bad) {
+                System.err.println("bayeux load-server --floor: bad option '" + args[i] + (value == null ? "" : " "
+                        + value) + "' (it takes only --host H and --port P)");
+                System.exit(2);
+                return;
             }
-            i++;
         }
         FloorServer floor = new FloorServer(host, port);
         System.out.println("LOAD-SERVER-READY http://127.0.0.1:" + floor.getPort() + "/bayeux");
