@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every client of {@code --client} ({@code raw}, {@code cometd}; {@code ours} in {@link LoadToolTest}) runs a small
- * load against our load server over WebSocket and long-polling, and the raw and CometD clients against the floor
- * server over WebSocket, with every expected delivery arriving once. Small profiles: counting, not speed.
+ * load against our load server over WebSocket and long-polling, and every client against the floor server over
+ * WebSocket, with every expected delivery arriving once. Small profiles: counting, not speed.
  */
 class ClientChoiceTest {
     /** 20 clients in 1 of 2 rooms each: 10 members per room; 200 msg/s for 1.5 s. */
@@ -86,16 +86,33 @@ class ClientChoiceTest {
     }
 
     @Test
-    void theRawClientGetsEveryMessageFromOurServerOverBothTransports() throws Exception {
+    void theRawClientGetsEveryMessageFromOurServerOverEachTransport() throws Exception {
         String url = startServer();
         int runs = 0;
-        for (String transport : List.of("websocket", "long-polling")) {
+        for (String transport : List.of("websocket", "long-polling", "mix")) {
             Map<String, Object> result = loadCompletes(url, "raw", transport);
             runs++;
             // The server counts over its life, across the runs.
             assertThat(serverAfter(result)).as(transport).containsEntry("server", "bayeux")
                     .containsEntry("publishesReceived", PUBLISHED * runs);
         }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theRawClientMeasuresIdleMemory() throws Exception {
+        String url = startServer();
+        List<String> args = new ArrayList<>(SMALL);
+        args.addAll(List.of("--url", url, "--client", "raw", "--idle", "--output", output.toString()));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = LoadMain.run(args.toArray(String[]::new), new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(exit).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isEqualTo(LoadMain.COMPLETE);
+        Map<String, Object> result = new ObjectMapper().readValue(output.resolve("result.json").toFile(), Map.class);
+        assertThat((Map<String, Object>) result.get("serverBefore")).containsEntry("heapAfterFullGc", true)
+                .containsEntry("sessions", 1);
+        assertThat(serverAfter(result)).containsEntry("heapAfterFullGc", true).containsEntry("sessions", 20);
     }
 
     @Test
@@ -112,9 +129,9 @@ class ClientChoiceTest {
     }
 
     @Test
-    void theRawAndCometDClientsGetEveryMessageFromTheFloorServer() throws Exception {
+    void everyClientGetsEveryMessageFromTheFloorServer() throws Exception {
         String url = startFloor();
-        for (String client : List.of("raw", "cometd")) {
+        for (String client : List.of("raw", "cometd", "ours")) {
             Map<String, Object> result = loadCompletes(url, client, "websocket");
             assertThat(serverAfter(result)).as(client).containsEntry("server", "floor")
                     .containsKey("processCpuSeconds");
