@@ -149,10 +149,11 @@ public final class LoadMain {
 
     static String summary(LoadResult result) {
         return String.format(java.util.Locale.ROOT,
-                "%s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; delivered %,d of %,d "
-                        + "expected, lost %,d, duplicated %,d; published %,d, refused by the client %,d; errors %,d; "
+                "%s (%s client): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; "
+                        + "delivered %,d of %,d expected, lost %,d, duplicated %,d; published %,d, refused by the client %,d; errors %,d; "
                         + "client CPU %.0f%% of a core, GC %d ms",
-                result.options().label(), result.percentileMillis(50), result.percentileMillis(90),
+                result.options().label(), result.options().client, result.percentileMillis(50),
+                result.percentileMillis(90),
                 result.percentileMillis(99), result.percentileMillis(99.9),
                 LatencyRecorder.millis(result.latencyMicros().getMaxValue()), result.delivered(), result.expected(),
                 result.lost(), result.duplicated(), result.published(), result.refused(), result.errors(),

@@ -140,7 +140,8 @@ public final class LoadOptions {
 
     @Option(names = "--max-pending", paramLabel = "N", description = "The most publishes one publisher may have "
             + "waiting for the server's reply; beyond it the client refuses more at once (429::too_many_pending), "
-            + "and they count as refused, not as expected (default: ${DEFAULT-VALUE}, the Java client's default).")
+            + "and they count as refused, not as expected (default: ${DEFAULT-VALUE}, the Java client's default). "
+            + "--client ours only: the raw and CometD clients send every publish.")
     int maxPending = 1000;
 
     @Option(names = "--idle", description = "Idle-memory mode: connect the clients, publish nothing, and report the "
