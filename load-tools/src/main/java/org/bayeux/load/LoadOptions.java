@@ -83,7 +83,7 @@ public final class LoadOptions {
             description = "Which client simulates the clients: 'ours' (our Java client), 'raw' (a protocol-only "
                     + "client on Jetty's core WebSocket and HTTP clients: handshake, connect, subscribe, publish and "
                     + "the timing, nothing else; the lightest, and independent of our client) or 'cometd' (the "
-                    + "CometD 8 Java client) (default: ${DEFAULT-VALUE}).")
+                    + "CometD 8 Java client, with one --source-addresses only) (default: ${DEFAULT-VALUE}).")
     ClientKind client = ClientKind.OURS;
 
     @Option(names = "--url", paramLabel = "URL", description = "The Bayeux endpoint (default: ${DEFAULT-VALUE}).")
