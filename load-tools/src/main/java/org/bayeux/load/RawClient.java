@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
@@ -24,6 +25,7 @@ abstract class RawClient implements LoadClient, RawScanner.Sink {
     final int index;
     final Listener listener;
     private final String connectionType;
+    /** The server's clientId, escaped for a JSON string once, as every message written carries it. */
     volatile String clientId;
     private volatile String[] rooms;
     private final AtomicInteger joinedRooms = new AtomicInteger();
@@ -149,14 +151,14 @@ abstract class RawClient implements LoadClient, RawScanner.Sink {
                     failed("handshake failed: " + message.get("error"));
                     return;
                 }
-                clientId = id;
+                clientId = new String(JsonStringEncoder.getInstance().quoteAsString(id));
                 sendConnect(connectMessage());
                 StringBuilder subscribe = new StringBuilder("[");
                 for (String room : rooms) {
                     if (subscribe.length() > 1) {
                         subscribe.append(',');
                     }
-                    subscribe.append("{\"channel\":\"/meta/subscribe\",\"clientId\":\"").append(id)
+                    subscribe.append("{\"channel\":\"/meta/subscribe\",\"clientId\":\"").append(clientId)
                             .append("\",\"subscription\":\"").append(room).append("\",\"id\":\"s\"}");
                 }
                 send(subscribe.append(']').toString());
