@@ -48,7 +48,6 @@ public final class CompareMain {
         Path output = Path.of("target", "load-compare");
         List<String> loadArgs = new ArrayList<>();
         boolean withFloor = false;
-        String transport = "websocket";
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             boolean hasValue = i + 1 < args.length;
@@ -76,14 +75,6 @@ public final class CompareMain {
                     output = Path.of(args[++i]);
                 }
                 case "--floor" -> withFloor = true;
-                case "--transport" -> {
-                    // Passed on to the load; noted here because the floor server speaks WebSocket only.
-                    loadArgs.add(arg);
-                    if (hasValue) {
-                        transport = args[++i];
-                        loadArgs.add(transport);
-                    }
-                }
                 case "--url" -> {
                     return usage(err, "--url is set by the comparison: it starts each server itself");
                 }
@@ -96,9 +87,6 @@ public final class CompareMain {
         }
         if (rounds < 1 || rounds > 20) {
             return usage(err, "--rounds must be 1..20, got " + rounds);
-        }
-        if (withFloor && !"websocket".equals(transport)) {
-            return usage(err, "--floor needs --transport websocket: the floor server speaks WebSocket only");
         }
         List<String> servers = withFloor ? SERVERS_WITH_FLOOR : SERVERS;
         Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
@@ -257,7 +245,7 @@ public final class CompareMain {
             "  Runs the load against our load server and CometD's, alternately, N rounds (default 3), each server",
             "  a fresh process with OPTS (default: $JAVA_OPTS) on 127.0.0.1, and prints the ratios of the medians.",
             "  --floor: the floor server (bin/bayeux load-server --floor) first in every round, and each server's",
-            "  medians over the floor's (WebSocket only; use a client that is not ours, e.g. --client raw).",
+            "  medians over the floor's (use a client that is not ours, e.g. --client raw).",
             "  Load options: see bin/bayeux load --help (--url and --output are set per run).");
 
     /** A load server in a process of its own, started with this JVM's class path and stopped by its PID. */

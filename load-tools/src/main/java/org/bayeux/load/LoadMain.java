@@ -150,7 +150,8 @@ public final class LoadMain {
     static String summary(LoadResult result) {
         return String.format(java.util.Locale.ROOT,
                 "%s (%s client): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; "
-                        + "delivered %,d of %,d expected, lost %,d, duplicated %,d; published %,d, refused by the client %,d; errors %,d; "
+                        + "delivered %,d of %,d expected, lost %,d, duplicated %,d; published %,d, refused by the client "
+                        + "%,d; errors %,d; "
                         + "client CPU %.0f%% of a core, GC %d ms",
                 result.options().label(), result.options().client, result.percentileMillis(50),
                 result.percentileMillis(90),

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every client of {@code --client} ({@code raw}, {@code cometd}; {@code ours} in {@link LoadToolTest}) runs a small
- * load against our load server over WebSocket and long-polling, and every client against the floor server over
- * WebSocket, with every expected delivery arriving once. Small profiles: counting, not speed.
+ * load against our load server over WebSocket and long-polling, and every client against the floor server over both,
+ * with every expected delivery arriving once. Small profiles: counting, not speed.
  */
 class ClientChoiceTest {
     /** 20 clients in 1 of 2 rooms each: 10 members per room; 200 msg/s for 1.5 s. */
@@ -132,9 +132,11 @@ class ClientChoiceTest {
     void everyClientGetsEveryMessageFromTheFloorServer() throws Exception {
         String url = startFloor();
         for (String client : List.of("raw", "cometd", "ours")) {
-            Map<String, Object> result = loadCompletes(url, client, "websocket");
-            assertThat(serverAfter(result)).as(client).containsEntry("server", "floor")
-                    .containsKey("processCpuSeconds");
+            for (String transport : List.of("websocket", "long-polling")) {
+                Map<String, Object> result = loadCompletes(url, client, transport);
+                assertThat(serverAfter(result)).as(client + " over " + transport).containsEntry("server", "floor")
+                        .containsEntry("droppedDeliveries", 0).containsKey("processCpuSeconds");
+            }
         }
     }
 }

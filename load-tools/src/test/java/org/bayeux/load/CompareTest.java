@@ -79,14 +79,4 @@ class CompareTest {
         assertThat((Map<String, Object>) floor.get("serverAfter")).containsEntry("server", "floor");
         assertThat((Map<String, Object>) floor.get("configuration")).containsEntry("client", "raw");
     }
-
-    @Test
-    void theFloorIsRefusedForLongPolling() {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = CompareMain.run(new String[] {"--floor", "--transport", "long-polling"},
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertThat(exit).isEqualTo(LoadMain.USAGE);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("the floor server speaks WebSocket only");
-    }
 }

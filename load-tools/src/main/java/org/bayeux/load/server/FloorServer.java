@@ -1,7 +1,6 @@
 package org.bayeux.load.server;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,25 +31,27 @@ import org.eclipse.jetty.websocket.core.server.WebSocketUpgradeHandler;
 
 /**
  * {@code bin/bayeux load-server --floor}: the floor a Bayeux server's fan-out is compared with. Plainly <em>not</em> a
- * Bayeux server: Jetty's core server and core WebSocket, WebSocket only, no sessions (a client id is a number handed
- * out and never checked), no queues, no acknowledgements, no extensions, no validation beyond what it needs to
+ * Bayeux server: Jetty's core server and core WebSocket, no sessions worth the name (a client id is a number handed
+ * out and never checked over WebSocket), no acknowledgements, no extensions, no validation beyond what it needs to
  * answer. It answers just enough of the handshake, the connect (held, then answered), subscribe, unsubscribe,
  * disconnect and publish for a Bayeux client to run a load, and the load servers' statistics service. A publish to a
- * room is encoded once, and the same bytes are written to each subscriber's socket, each in one frame, with no task
- * per recipient: whatever a real server spends beyond that is its own cost.
+ * room is encoded once: over WebSocket the same bytes are written to each subscriber's socket, each in one frame,
+ * with no task per recipient; over long-polling ({@link FloorLongPolling}) the same bytes wait for each recipient's
+ * next connect. Whatever a real server spends beyond that is its own cost.
  */
 public final class FloorServer implements AutoCloseable {
     /** How long a connect is held before it is answered, when the client does not say. */
-    private static final long HOLD_MILLIS = TimeUnit.SECONDS.toMillis(30);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    static final long HOLD_MILLIS = TimeUnit.SECONDS.toMillis(30);
+    static final ObjectMapper JSON = new ObjectMapper();
 
     private final Server server;
     private final ServerConnector connector;
-    private final Map<String, Set<Socket>> rooms = new ConcurrentHashMap<>();
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Map<String, Set<Member>> rooms = new ConcurrentHashMap<>();
+    private final Set<Member> members = ConcurrentHashMap.newKeySet();
     private final AtomicLong nextClientId = new AtomicLong();
     private final LongAdder publishes = new LongAdder();
     private final LongAdder connects = new LongAdder();
+    private final FloorLongPolling longPolling;
 
     /**
      * Starts the server.
@@ -84,6 +85,9 @@ public final class FloorServer implements AutoCloseable {
                 configuration.setIdleTimeout(java.time.Duration.ofMinutes(2));
             }
         });
+        // What is not a WebSocket upgrade is a long poll.
+        longPolling = new FloorLongPolling(this);
+        upgrades.setHandler(longPolling);
         server.setHandler(upgrades);
         server.start();
     }
@@ -93,12 +97,17 @@ public final class FloorServer implements AutoCloseable {
         return connector.getLocalPort();
     }
 
+    Scheduler scheduler() {
+        return server.getScheduler();
+    }
+
     /** @return the statistics the load client asks for at the end of a run */
     Map<String, Object> stats(boolean fullGc) {
         Map<String, Object> stats = ProcessStats.snapshot(fullGc);
         stats.put("server", "floor");
-        stats.put("sessions", sockets.size());
-        stats.put("queuedMessages", 0);
+        stats.put("sessions", members.size());
+        stats.put("queuedMessages", longPolling.waitingDeliveries());
+        stats.put("droppedDeliveries", longPolling.droppedDeliveries());
         stats.put("publishesReceived", publishes.sum());
         stats.put("connectsReceived", connects.sum());
         return stats;
@@ -109,17 +118,127 @@ public final class FloorServer implements AutoCloseable {
         server.stop();
     }
 
-    /** One client's WebSocket: its rooms, and what it asked for. */
-    private final class Socket implements FrameHandler {
+    /** A client, over either transport: its rooms, and how a delivery reaches it. */
+    abstract static class Member {
+        final Set<String> joined = ConcurrentHashMap.newKeySet();
+        volatile String clientId;
+
+        /**
+         * @param delivery the delivery as a message array, {@code [{...}]}, shared by every recipient: read it
+         *        through a view of its own, never change it
+         */
+        abstract void deliver(ByteBuffer delivery);
+    }
+
+    /** @return the reply to a message: its channel and id, successful */
+    static ObjectNode replyTo(ObjectNode message) {
+        ObjectNode reply = JSON.createObjectNode().put("channel", message.path("channel").asText(""));
+        if (message.has("id")) {
+            reply.set("id", message.get("id"));
+        }
+        return reply.put("successful", true);
+    }
+
+    /** Counts a connect and adds the advice to its reply. */
+    void connectReceived(ObjectNode reply) {
+        connects.increment();
+        reply.putObject("advice").put("reconnect", "retry").put("interval", 0).put("timeout", HOLD_MILLIS);
+    }
+
+    /** @return how long to hold a connect: the client's {@code advice.timeout}, at most {@link #HOLD_MILLIS} */
+    static long holdMillis(ObjectNode connect) {
+        return Math.min(HOLD_MILLIS, connect.path("advice").path("timeout").asLong(HOLD_MILLIS));
+    }
+
+    /**
+     * Answers any message but a connect, for either transport.
+     *
+     * @param member who sent it (for a handshake, the member to be)
+     * @param message the message
+     * @param replies where the reply goes
+     */
+    void answer(Member member, ObjectNode message, ArrayNode replies) {
+        ObjectNode reply = replyTo(message);
+        String channel = reply.path("channel").asText();
+        replies.add(reply);
+        switch (channel) {
+            case "/meta/handshake" -> {
+                member.clientId = Long.toString(nextClientId.incrementAndGet(), 36);
+                members.add(member);
+                reply.put("version", "1.0").put("clientId", member.clientId);
+                reply.putArray("supportedConnectionTypes").add("websocket").add("long-polling");
+                reply.putObject("advice").put("reconnect", "retry").put("interval", 0).put("timeout", HOLD_MILLIS);
+            }
+            case "/meta/subscribe", "/meta/unsubscribe" -> {
+                JsonNode subscription = message.path("subscription");
+                reply.set("subscription", subscription);
+                boolean subscribe = channel.equals("/meta/subscribe");
+                for (JsonNode room : subscription.isArray() ? subscription : List.of(subscription)) {
+                    String name = room.asText();
+                    if (subscribe) {
+                        member.joined.add(name);
+                        rooms.computeIfAbsent(name, created -> ConcurrentHashMap.newKeySet()).add(member);
+                    } else {
+                        leave(member, name);
+                    }
+                }
+            }
+            case "/meta/disconnect" -> gone(member);
+            case LoadServer.STATS_SERVICE ->
+                    reply.set("data", JSON.valueToTree(stats(message.path("data").path("gc").asBoolean())));
+            default -> {
+                if (!channel.startsWith("/meta/") && !channel.startsWith("/service/") && message.has("data")) {
+                    publishes.increment();
+                    fanOut(channel, message.get("data"));
+                }
+            }
+        }
+    }
+
+    /** The member left: out of every room. */
+    void gone(Member member) {
+        members.remove(member);
+        for (String room : List.copyOf(member.joined)) {
+            leave(member, room);
+        }
+    }
+
+    private void leave(Member member, String room) {
+        member.joined.remove(room);
+        Set<Member> inRoom = rooms.get(room);
+        if (inRoom != null) {
+            inRoom.remove(member);
+        }
+    }
+
+    /** Encodes the delivery once and hands the same bytes to every member of the room. */
+    private void fanOut(String channel, JsonNode data) {
+        Set<Member> inRoom = rooms.get(channel);
+        if (inRoom == null || inRoom.isEmpty()) {
+            return;
+        }
+        ArrayNode delivery = JSON.createArrayNode();
+        delivery.addObject().put("channel", channel).set("data", data);
+        ByteBuffer bytes;
+        try {
+            bytes = ByteBuffer.wrap(JSON.writeValueAsBytes(delivery)).asReadOnlyBuffer();
+        } catch (Exception unencodable) {
+            return;
+        }
+        for (Member member : inRoom) {
+            member.deliver(bytes);
+        }
+    }
+
+    /** One client's WebSocket. */
+    private final class Socket extends Member implements FrameHandler {
         private volatile CoreSession session;
-        private final Set<String> joined = ConcurrentHashMap.newKeySet();
         /** The text of a message split over several frames; null when none is. */
         private StringBuilder fragments;
 
         @Override
         public void onOpen(CoreSession coreSession, Callback callback) {
             session = coreSession;
-            sockets.add(this);
             callback.succeeded();
             coreSession.demand();
         }
@@ -164,8 +283,23 @@ public final class FloorServer implements AutoCloseable {
             }
             ArrayNode replies = JSON.createArrayNode();
             for (JsonNode message : messages.isArray() ? messages : List.of(messages)) {
-                if (message instanceof ObjectNode object) {
-                    answer(object, replies);
+                if (!(message instanceof ObjectNode object)) {
+                    continue;
+                }
+                if ("/meta/connect".equals(object.path("channel").asText())) {
+                    ObjectNode reply = replyTo(object);
+                    connectReceived(reply);
+                    long hold = holdMillis(object);
+                    if (hold <= 0) {
+                        replies.add(reply);
+                    } else {
+                        // Held, then answered, as a Bayeux server does when it has nothing to deliver. One timer
+                        // per connect: every 30 s per client, not per message.
+                        ArrayNode held = JSON.createArrayNode().add(reply);
+                        scheduler().schedule(() -> send(held), hold, TimeUnit.MILLISECONDS);
+                    }
+                } else {
+                    answer(this, object, replies);
                 }
             }
             if (!replies.isEmpty()) {
@@ -173,90 +307,21 @@ public final class FloorServer implements AutoCloseable {
             }
         }
 
-        private void answer(ObjectNode message, ArrayNode replies) {
-            String channel = message.path("channel").asText("");
-            ObjectNode reply = JSON.createObjectNode().put("channel", channel);
-            if (message.has("id")) {
-                reply.set("id", message.get("id"));
-            }
-            reply.put("successful", true);
-            switch (channel) {
-                case "/meta/handshake" -> {
-                    reply.put("version", "1.0").put("clientId", Long.toString(nextClientId.incrementAndGet(), 36));
-                    reply.putArray("supportedConnectionTypes").add("websocket");
-                    reply.putObject("advice").put("reconnect", "retry").put("interval", 0)
-                            .put("timeout", HOLD_MILLIS);
-                    replies.add(reply);
-                }
-                case "/meta/connect" -> {
-                    connects.increment();
-                    reply.putObject("advice").put("reconnect", "retry").put("interval", 0)
-                            .put("timeout", HOLD_MILLIS);
-                    long hold = message.path("advice").path("timeout").asLong(HOLD_MILLIS);
-                    if (hold <= 0) {
-                        replies.add(reply);
-                    } else {
-                        // Held, then answered, as a Bayeux server would when it has nothing to deliver. One timer per
-                        // connect: every 30 s per client, not per message.
-                        ArrayNode held = JSON.createArrayNode().add(reply);
-                        Scheduler scheduler = server.getScheduler();
-                        scheduler.schedule(() -> send(held), Math.min(hold, HOLD_MILLIS), TimeUnit.MILLISECONDS);
-                    }
-                }
-                case "/meta/subscribe", "/meta/unsubscribe" -> {
-                    JsonNode subscription = message.path("subscription");
-                    reply.set("subscription", subscription);
-                    boolean subscribe = channel.equals("/meta/subscribe");
-                    for (JsonNode room : subscription.isArray() ? subscription : List.of(subscription)) {
-                        String name = room.asText();
-                        if (subscribe) {
-                            joined.add(name);
-                            rooms.computeIfAbsent(name, created -> ConcurrentHashMap.newKeySet()).add(this);
-                        } else {
-                            leave(name);
-                        }
-                    }
-                    replies.add(reply);
-                }
-                case "/meta/disconnect" -> {
-                    replies.add(reply);
-                    leaveAll();
-                }
-                case LoadServer.STATS_SERVICE -> {
-                    reply.set("data", JSON.valueToTree(stats(message.path("data").path("gc").asBoolean())));
-                    replies.add(reply);
-                }
-                default -> {
-                    replies.add(reply);
-                    if (!channel.startsWith("/meta/") && !channel.startsWith("/service/") && message.has("data")) {
-                        publishes.increment();
-                        fanOut(channel, message.get("data"));
-                    }
-                }
-            }
-        }
-
         private void send(ArrayNode messages) {
-            CoreSession current = session;
             try {
-                current.sendFrame(new Frame(OpCode.TEXT, ByteBuffer.wrap(JSON.writeValueAsBytes(messages))),
+                session.sendFrame(new Frame(OpCode.TEXT, ByteBuffer.wrap(JSON.writeValueAsBytes(messages))),
                         Callback.NOOP, false);
             } catch (Exception closed) {
                 // A reply to a client that is gone: nobody to tell.
             }
         }
 
-        private void leave(String room) {
-            joined.remove(room);
-            Set<Socket> members = rooms.get(room);
-            if (members != null) {
-                members.remove(this);
-            }
-        }
-
-        private void leaveAll() {
-            for (String room : List.copyOf(joined)) {
-                leave(room);
+        @Override
+        void deliver(ByteBuffer delivery) {
+            CoreSession current = session;
+            if (current != null) {
+                // A view per socket (Jetty advances its position as it writes), over the same bytes.
+                current.sendFrame(new Frame(OpCode.TEXT, delivery.slice()), Callback.NOOP, false);
             }
         }
 
@@ -267,32 +332,8 @@ public final class FloorServer implements AutoCloseable {
 
         @Override
         public void onClosed(CloseStatus closeStatus, Callback callback) {
-            leaveAll();
-            sockets.remove(this);
+            gone(this);
             callback.succeeded();
-        }
-    }
-
-    /** Encodes the delivery once and writes the same bytes to every member of the room. */
-    private void fanOut(String channel, JsonNode data) {
-        Set<Socket> members = rooms.get(channel);
-        if (members == null || members.isEmpty()) {
-            return;
-        }
-        ArrayNode delivery = JSON.createArrayNode();
-        delivery.addObject().put("channel", channel).set("data", data);
-        ByteBuffer bytes;
-        try {
-            bytes = ByteBuffer.wrap(JSON.writeValueAsBytes(delivery)).asReadOnlyBuffer();
-        } catch (Exception unencodable) {
-            return;
-        }
-        for (Socket member : members) {
-            CoreSession session = member.session;
-            if (session != null) {
-                // A view per socket (Jetty advances its position as it writes), over the same bytes.
-                session.sendFrame(new Frame(OpCode.TEXT, bytes.slice()), Callback.NOOP, false);
-            }
         }
     }
 
