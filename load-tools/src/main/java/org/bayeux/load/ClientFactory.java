@@ -1,7 +1,5 @@
 package org.bayeux.load;
 
-import org.bayeux.api.client.ClientSession;
-
 /**
  * Makes the simulated clients and owns what they share (HTTP and WebSocket clients, threads), so that thousands of
  * clients need no thread each.
@@ -9,10 +7,11 @@ import org.bayeux.api.client.ClientSession;
 interface ClientFactory extends AutoCloseable {
     /**
      * @param index the client's index, 0 to N-1
-     * @param transport the Bayeux transport name it must use
+     * @param transport the Bayeux transport name it must use ({@code websocket} or {@code long-polling})
+     * @param listener where it reports deliveries and errors
      * @return a new client, not yet handshaken
      */
-    ClientSession newClient(int index, String transport);
+    LoadClient newClient(int index, String transport, LoadClient.Listener listener);
 
     /** Stops what the clients share. */
     @Override

@@ -28,13 +28,15 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 public final class CompareMain {
     /** The servers, in the order each round runs them. */
     static final List<String> SERVERS = List.of("bayeux", "cometd");
+    /** With {@code --floor}: the floor server first in each round, then the same. */
+    static final List<String> SERVERS_WITH_FLOOR = List.of("floor", "bayeux", "cometd");
     private static final long START_LIMIT_SECONDS = 60;
 
     private CompareMain() {
     }
 
     /**
-     * @param args {@code [--rounds N] [--server-java-opts "..."] [--output DIR] [load options]}
+     * @param args {@code [--rounds N] [--floor] [--server-java-opts "..."] [--output DIR] [load options]}
      */
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -45,6 +47,7 @@ public final class CompareMain {
         String serverJavaOpts = System.getenv().getOrDefault("JAVA_OPTS", "");
         Path output = Path.of("target", "load-compare");
         List<String> loadArgs = new ArrayList<>();
+        boolean withFloor = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             boolean hasValue = i + 1 < args.length;
@@ -71,6 +74,7 @@ public final class CompareMain {
                     }
                     output = Path.of(args[++i]);
                 }
+                case "--floor" -> withFloor = true;
                 case "--url" -> {
                     return usage(err, "--url is set by the comparison: it starts each server itself");
                 }
@@ -84,11 +88,12 @@ public final class CompareMain {
         if (rounds < 1 || rounds > 20) {
             return usage(err, "--rounds must be 1..20, got " + rounds);
         }
+        List<String> servers = withFloor ? SERVERS_WITH_FLOOR : SERVERS;
         Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
-        SERVERS.forEach(server -> results.put(server, new ArrayList<>()));
+        servers.forEach(server -> results.put(server, new ArrayList<>()));
         boolean complete = true;
         for (int round = 1; round <= rounds; round++) {
-            for (String server : SERVERS) {
+            for (String server : servers) {
                 Path runOutput = output.resolve("round-" + round).resolve(server);
                 err.printf("== round %d of %d: %s%n", round, rounds, server);
                 int exit;
@@ -130,7 +135,10 @@ public final class CompareMain {
         return complete ? LoadMain.COMPLETE : LoadMain.INCOMPLETE;
     }
 
-    /** The median of each figure over the rounds, per server, and CometD's median over ours. */
+    /**
+     * The median of each figure over the rounds, per server, CometD's median over ours, and, with the floor server,
+     * each server's median over the floor's.
+     */
     @SuppressWarnings("unchecked")
     static Map<String, Object> compare(Map<String, List<Map<String, Object>>> results) {
         Map<String, Object> comparison = new LinkedHashMap<>();
@@ -141,6 +149,13 @@ public final class CompareMain {
                 figures.put(figure, median(server.getValue().stream()
                         .mapToDouble(result -> ((Number) ((Map<String, Object>) result.get("latency")).get(figure))
                                 .doubleValue()).toArray()));
+            }
+            double[] cpu = server.getValue().stream()
+                    .map(result -> (Map<String, Object>) result.get("serverAfter"))
+                    .filter(stats -> stats != null && stats.get("processCpuSeconds") instanceof Number)
+                    .mapToDouble(stats -> ((Number) stats.get("processCpuSeconds")).doubleValue()).toArray();
+            if (cpu.length > 0) {
+                figures.put("serverCpuSeconds", median(cpu));
             }
             figures.put("lost", median(server.getValue().stream()
                     .mapToDouble(result -> ((Number) ((Map<String, Object>) result.get("messages")).get("lost"))
@@ -161,6 +176,18 @@ public final class CompareMain {
             Double b = theirs.get(figure);
             if (a != null && b != null && a > 0 && !"lost".equals(figure)) {
                 ratios.put("cometd/bayeux " + figure, Math.round(b / a * 100) / 100.0);
+            }
+        }
+        Map<String, Double> floor = medians.get("floor");
+        if (floor != null) {
+            for (String server : List.of("bayeux", "cometd")) {
+                for (String figure : floor.keySet()) {
+                    Double a = floor.get(figure);
+                    Double b = medians.get(server).get(figure);
+                    if (a != null && b != null && a > 0 && !"lost".equals(figure)) {
+                        ratios.put(server + "/floor " + figure, Math.round(b / a * 100) / 100.0);
+                    }
+                }
             }
         }
         comparison.put("ratios", ratios);
@@ -192,7 +219,8 @@ public final class CompareMain {
             }
         }
         text.append("\nmedians: ").append(comparison.get("medians")).append('\n');
-        text.append("ratios (above 1: ours is lower, i.e. better): ").append(comparison.get("ratios")).append('\n');
+        text.append("ratios (cometd/bayeux above 1: ours is lower, i.e. better; <server>/floor: times the "
+                + "floor's): ").append(comparison.get("ratios")).append('\n');
         return text.toString();
     }
 
@@ -212,9 +240,12 @@ public final class CompareMain {
     }
 
     private static final String USAGE = String.join("\n",
-            "Usage: bin/bayeux load compare [--rounds N] [--server-java-opts OPTS] [--output DIR] [load options]",
+            "Usage: bin/bayeux load compare [--rounds N] [--floor] [--server-java-opts OPTS] [--output DIR] "
+                    + "[load options]",
             "  Runs the load against our load server and CometD's, alternately, N rounds (default 3), each server",
             "  a fresh process with OPTS (default: $JAVA_OPTS) on 127.0.0.1, and prints the ratios of the medians.",
+            "  --floor: the floor server (bin/bayeux load-server --floor) first in every round, and each server's",
+            "  medians over the floor's (use a client that is not ours, e.g. --client raw).",
             "  Load options: see bin/bayeux load --help (--url and --output are set per run).");
 
     /** A load server in a process of its own, started with this JVM's class path and stopped by its PID. */
@@ -241,6 +272,8 @@ public final class CompareMain {
             command.addAll(List.of("-cp", System.getProperty("java.class.path")));
             if ("cometd".equals(server)) {
                 command.addAll(List.of("org.bayeux.load.server.CometDLoadServer", "--port", "0"));
+            } else if ("floor".equals(server)) {
+                command.addAll(List.of("org.bayeux.load.server.FloorServer", "--port", "0", "--host", "127.0.0.1"));
             } else {
                 command.addAll(List.of("org.bayeux.load.server.LoadServer", "--port", "0", "--host", "127.0.0.1"));
             }

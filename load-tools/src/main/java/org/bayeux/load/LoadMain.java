@@ -75,7 +75,7 @@ public final class LoadMain {
             return FAILED;
         }
         LoadResult result;
-        try (ClientFactory factory = new JavaClientFactory(options)) {
+        try (ClientFactory factory = factory(options)) {
             result = new LoadRun(options, factory, err).run();
         } catch (LoadRun.LoadFailure failure) {
             err.println("bayeux load: " + failure.getMessage());
@@ -94,6 +94,15 @@ public final class LoadMain {
             return FAILED;
         }
         return result.complete() ? COMPLETE : INCOMPLETE;
+    }
+
+    /** @return the factory of the clients {@code --client} asks for */
+    static ClientFactory factory(LoadOptions options) {
+        return switch (options.client) {
+            case OURS -> new JavaClientFactory(options);
+            case RAW -> new RawClientFactory(options);
+            case COMETD -> new CometDClientFactory(options);
+        };
     }
 
     /**
@@ -140,10 +149,12 @@ public final class LoadMain {
 
     static String summary(LoadResult result) {
         return String.format(java.util.Locale.ROOT,
-                "%s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; delivered %,d of %,d "
-                        + "expected, lost %,d, duplicated %,d; published %,d, refused by the client %,d; errors %,d; "
+                "%s (%s client): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; "
+                        + "delivered %,d of %,d expected, lost %,d, duplicated %,d; published %,d, refused by the client "
+                        + "%,d; errors %,d; "
                         + "client CPU %.0f%% of a core, GC %d ms",
-                result.options().label(), result.percentileMillis(50), result.percentileMillis(90),
+                result.options().label(), result.options().client, result.percentileMillis(50),
+                result.percentileMillis(90),
                 result.percentileMillis(99), result.percentileMillis(99.9),
                 LatencyRecorder.millis(result.latencyMicros().getMaxValue()), result.delivered(), result.expected(),
                 result.lost(), result.duplicated(), result.published(), result.refused(), result.errors(),

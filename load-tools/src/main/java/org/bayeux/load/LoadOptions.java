@@ -58,6 +58,34 @@ public final class LoadOptions {
         }
     }
 
+    /** Which client library the simulated clients are. */
+    public enum ClientKind {
+        /** Our Java client ({@code bayeux-client-java}). */
+        OURS("ours"),
+        /** The load tool's own protocol-only client on Jetty's core WebSocket client and HTTP client. */
+        RAW("raw"),
+        /** The CometD 8 Java client, from Maven Central. */
+        COMETD("cometd");
+
+        private final String label;
+
+        ClientKind(String label) {
+            this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    @Option(names = "--client", paramLabel = "C", converter = ClientConverter.class,
+            description = "Which client simulates the clients: 'ours' (our Java client), 'raw' (a protocol-only "
+                    + "client on Jetty's core WebSocket and HTTP clients: handshake, connect, subscribe, publish and "
+                    + "the timing, nothing else; the lightest, and independent of our client) or 'cometd' (the "
+                    + "CometD 8 Java client, with one --source-addresses only) (default: ${DEFAULT-VALUE}).")
+    ClientKind client = ClientKind.OURS;
+
     @Option(names = "--url", paramLabel = "URL", description = "The Bayeux endpoint (default: ${DEFAULT-VALUE}).")
     URI url = URI.create("http://127.0.0.1:8080/bayeux");
 
@@ -112,7 +140,8 @@ public final class LoadOptions {
 
     @Option(names = "--max-pending", paramLabel = "N", description = "The most publishes one publisher may have "
             + "waiting for the server's reply; beyond it the client refuses more at once (429::too_many_pending), "
-            + "and they count as refused, not as expected (default: ${DEFAULT-VALUE}, the Java client's default).")
+            + "and they count as refused, not as expected (default: ${DEFAULT-VALUE}, the Java client's default). "
+            + "--client ours only: the raw and CometD clients send every publish.")
     int maxPending = 1000;
 
     @Option(names = "--idle", description = "Idle-memory mode: connect the clients, publish nothing, and report the "
@@ -226,6 +255,19 @@ public final class LoadOptions {
                 // reported below
             }
             throw new IllegalArgumentException("'" + value + "' is not a duration such as 500ms, 10s, 2m or 1h");
+        }
+    }
+
+    /** Parses {@code ours}, {@code raw} or {@code cometd}. */
+    public static final class ClientConverter implements ITypeConverter<ClientKind> {
+        @Override
+        public ClientKind convert(String value) {
+            for (ClientKind kind : ClientKind.values()) {
+                if (kind.label.equalsIgnoreCase(value)) {
+                    return kind;
+                }
+            }
+            throw new IllegalArgumentException("'" + value + "' is not ours, raw or cometd");
         }
     }
 

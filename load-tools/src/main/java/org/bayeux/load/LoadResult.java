@@ -86,6 +86,7 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("url", options.url.toString());
         map.put("transport", options.transport.toString());
+        map.put("client", options.client.toString());
         map.put("clients", options.clients);
         map.put("rooms", options.rooms);
         map.put("roomsPerClient", options.roomsPerClient);

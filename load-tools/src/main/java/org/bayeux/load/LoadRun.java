@@ -13,9 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.bayeux.api.Message;
-import org.bayeux.api.client.ClientSession;
-import org.bayeux.api.client.ClientSessionChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * through the warm-up and the measured duration, waits for the deliveries under way, fetches the server's statistics
  * and disconnects. Every phase has a time limit.
  */
-final class LoadRun {
+final class LoadRun implements LoadClient.Listener {
     /** The service a load server answers with its statistics. */
     static final String STATS_SERVICE = "/service/load/stats";
     private static final Logger LOG = LoggerFactory.getLogger(LoadRun.class);
@@ -39,7 +36,7 @@ final class LoadRun {
     private final DeliveryTracker tracker;
     private final LatencyRecorder latency = new LatencyRecorder();
     private final Payload payload;
-    private final ClientSession[] clients;
+    private final LoadClient[] clients;
     private final AtomicInteger connected = new AtomicInteger();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicReference<String> firstError = new AtomicReference<>();
@@ -58,7 +55,7 @@ final class LoadRun {
         this.plan = new RoomPlan(options.rooms, options.roomsPerClient);
         this.tracker = new DeliveryTracker(plan, options.clients);
         this.payload = new Payload(options.sizeBytes);
-        this.clients = new ClientSession[options.clients];
+        this.clients = new LoadClient[options.clients];
     }
 
     /**
@@ -134,9 +131,9 @@ final class LoadRun {
                 settled.countDown();
             }
         };
-        ClientSession session;
+        LoadClient session;
         try {
-            session = factory.newClient(client, options.transport.transportOf(client));
+            session = factory.newClient(client, options.transport.transportOf(client), this);
         } catch (RuntimeException failure) {
             error("client " + client + " could not be created: " + failure);
             settle.run();
@@ -144,40 +141,41 @@ final class LoadRun {
         }
         clients[client] = session;
         int[] rooms = plan.roomsOf(client);
-        ClientSessionChannel.MessageListener onDelivery = (channel, message) -> delivered(client, message);
-        session.handshake(null, (channel, reply) -> {
-            if (!reply.isSuccessful()) {
-                error("handshake of client " + client + " failed: " + why(reply));
+        String[] channels = new String[rooms.length];
+        for (int i = 0; i < rooms.length; i++) {
+            channels[i] = RoomPlan.channel(rooms[i]);
+        }
+        try {
+            session.start(channels, () -> {
+                connected.incrementAndGet();
                 settle.run();
-                return;
-            }
-            AtomicInteger joined = new AtomicInteger();
-            for (int room : rooms) {
-                session.getChannel(RoomPlan.channel(room)).subscribe(onDelivery, (subscribe, subscribed) -> {
-                    if (!subscribed.isSuccessful()) {
-                        error("client " + client + " could not join room " + room + ": " + why(subscribed));
-                        settle.run();
-                    } else if (joined.incrementAndGet() == rooms.length) {
-                        connected.incrementAndGet();
-                        settle.run();
-                    }
-                });
-            }
-        });
+            }, why -> {
+                error("client " + client + ": " + why);
+                settle.run();
+            });
+        } catch (RuntimeException failure) {
+            error("client " + client + " could not start: " + failure);
+            settle.run();
+        }
     }
 
-    private void delivered(int client, Message message) {
+    @Override
+    public void delivered(int client, long seq, long scheduled) {
         long now = System.nanoTime();
-        Object data = message.getData();
-        long seq = Payload.seq(data);
-        long scheduled = Payload.scheduledNanos(data);
-        if (seq < 0 || scheduled < 0) {
-            error("client " + client + " received a message that is not the load's: " + message);
-            return;
-        }
         if (tracker.delivered(client, seq)) {
             latency.received(now - scheduled, scheduled >= measureFromNanos);
         }
+    }
+
+    @Override
+    public void error(int client, String what) {
+        error("client " + client + ": " + what);
+    }
+
+    @Override
+    public void refused(int client, long seq, String why) {
+        tracker.refused(seq);
+        error("publish " + seq + " failed: " + why);
     }
 
     /**
@@ -220,21 +218,14 @@ final class LoadRun {
 
     private void publishBatch(long first, long last, long begin, double nanosPerMessage) {
         int publisherIndex = (int) ((first / options.batch) % options.publishers);
-        ClientSession publisher = clients[publisherIndex];
-        publisher.batch(() -> {
-            for (long seq = first; seq < last; seq++) {
-                long scheduled = begin + (long) (seq * nanosPerMessage);
-                long message = seq;
-                tracker.published(message);
-                publisher.getChannel(RoomPlan.channel(plan.roomOf(message)))
-                        .publish(payload.data(message, scheduled), (channel, reply) -> {
-                            if (!reply.isSuccessful()) {
-                                tracker.refused(message);
-                                error("publish " + message + " failed: " + why(reply));
-                            }
-                        });
-            }
-        });
+        LoadClient publisher = clients[publisherIndex];
+        LoadClient.Publish[] publishes = new LoadClient.Publish[(int) (last - first)];
+        for (long seq = first; seq < last; seq++) {
+            long scheduled = begin + (long) (seq * nanosPerMessage);
+            tracker.published(seq);
+            publishes[(int) (seq - first)] = new LoadClient.Publish(RoomPlan.channel(plan.roomOf(seq)), seq, scheduled);
+        }
+        publisher.publish(publishes, payload);
         latency.sent((int) (last - first));
     }
 
@@ -251,20 +242,14 @@ final class LoadRun {
      * server has the same service) or none gives an empty map.
      */
     private Map<String, Object> serverStats(boolean fullGc) throws InterruptedException {
-        ClientSession asker = clients[0];
+        LoadClient asker = clients[0];
         if (asker == null) {
             return Map.of();
         }
         CountDownLatch answered = new CountDownLatch(1);
         AtomicReference<Map<String, Object>> stats = new AtomicReference<>(Map.of());
-        asker.remoteCall(STATS_SERVICE, Map.of("gc", fullGc), (channel, reply) -> {
-            if (reply.isSuccessful() && reply.getData() instanceof Map<?, ?> data) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> map = (Map<String, Object>) data;
-                stats.set(map);
-            } else {
-                LOG.info("No server statistics from {}: {}", STATS_SERVICE, reply.get(Message.ERROR_FIELD));
-            }
+        asker.askStats(fullGc, answer -> {
+            stats.set(answer);
             answered.countDown();
         });
         if (!answered.await(STATS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -275,13 +260,13 @@ final class LoadRun {
 
     private void disconnectAll() throws InterruptedException {
         CountDownLatch disconnected = new CountDownLatch(options.clients);
-        for (ClientSession client : clients) {
+        for (LoadClient client : clients) {
             if (client == null) {
                 disconnected.countDown();
                 continue;
             }
             try {
-                client.disconnect((channel, reply) -> disconnected.countDown());
+                client.disconnect(disconnected::countDown);
             } catch (RuntimeException failure) {
                 LOG.debug("Disconnect failed", failure);
                 disconnected.countDown();
@@ -301,12 +286,6 @@ final class LoadRun {
                             + "errors %d%n", interval.atSeconds(), phase, connected.get(), options.clients,
                     interval.sent(), interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get());
         }
-    }
-
-    /** @return a failed reply's error, and the cause a client adds to the replies it makes up itself */
-    private static String why(Message reply) {
-        Object cause = reply.get("failure");
-        return reply.get(Message.ERROR_FIELD) + (cause == null ? "" : " (" + cause + ")");
     }
 
     private double seconds(long nanos) {

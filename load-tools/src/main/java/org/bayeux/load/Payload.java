@@ -31,6 +31,13 @@ final class Payload {
         return data;
     }
 
+    /**
+     * @return the same data as {@link #data}, as JSON text, for clients that write their messages themselves
+     */
+    String json(long seq, long scheduledNanos) {
+        return "{\"" + ID + "\":" + seq + ",\"" + TIME + "\":" + scheduledNanos + ",\"" + PAD + "\":\"" + pad + "\"}";
+    }
+
     /** @return the message's sequence number, or -1 if the data is not a load message */
     static long seq(Object data) {
         return data instanceof Map<?, ?> map && map.get(ID) instanceof Number id ? id.longValue() : -1;

@@ -53,4 +53,30 @@ class CompareTest {
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("ratios");
         assertThat(Files.exists(output.resolve("round-1").resolve("cometd").resolve("report.html"))).isTrue();
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void withTheFloorEachServerIsAlsoComparedWithTheFloor() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = CompareMain.run(new String[] {"--rounds", "1", "--floor", "--output", output.toString(),
+            "--server-java-opts", "-Xmx256m", "--client", "raw", "--transport", "websocket", "--clients", "10",
+            "--rooms", "2", "--rooms-per-client", "1", "--publishers", "1", "--rate", "100", "--ramp-up", "200ms",
+            "--warm-up", "200ms", "--duration", "1s", "--quiet"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(exit).as("exit code; stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
+        Map<String, Object> comparison = new ObjectMapper().readValue(output.resolve("comparison.json").toFile(),
+                Map.class);
+        Map<String, Map<String, Object>> medians = (Map<String, Map<String, Object>>) comparison.get("medians");
+        assertThat(medians).containsOnlyKeys("floor", "bayeux", "cometd");
+        medians.values().forEach(server -> assertThat(server).containsEntry("lost", 0.0)
+                .containsKey("serverCpuSeconds"));
+        assertThat((Map<String, Object>) comparison.get("ratios")).containsKeys("bayeux/floor p99",
+                "cometd/floor p99", "bayeux/floor serverCpuSeconds", "cometd/bayeux p99");
+        Map<String, Object> floor = new ObjectMapper().readValue(
+                output.resolve("round-1").resolve("floor").resolve("result.json").toFile(), Map.class);
+        assertThat((Map<String, Object>) floor.get("serverAfter")).containsEntry("server", "floor");
+        assertThat((Map<String, Object>) floor.get("configuration")).containsEntry("client", "raw");
+    }
 }

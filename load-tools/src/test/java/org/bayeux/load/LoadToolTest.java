@@ -176,6 +176,10 @@ class LoadToolTest {
 
         Run transport = load("http://127.0.0.1:1/bayeux", "carrier-pigeon");
         assertThat(transport.exit()).isEqualTo(LoadMain.USAGE);
+
+        Run client = load("http://127.0.0.1:1/bayeux", "websocket", "--client", "telegraph");
+        assertThat(client.exit()).isEqualTo(LoadMain.USAGE);
+        assertThat(client.err()).contains("'telegraph' is not ours, raw or cometd");
     }
 
     @Test
@@ -211,7 +215,7 @@ class LoadToolTest {
         String help = out.toString(StandardCharsets.UTF_8);
         for (String option : List.of("--url", "--transport", "--clients", "--rooms", "--rooms-per-client", "--rate",
                 "--size", "--batch", "--publishers", "--ramp-up", "--warm-up", "--duration", "--drain", "--max-pending",
-                "--idle", "--source-addresses", "--threads", "--output", "--label", "--quiet")) {
+                "--idle", "--source-addresses", "--threads", "--output", "--label", "--quiet", "--client")) {
             assertThat(help).contains(option);
         }
     }
