@@ -32,13 +32,10 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
-    private volatile Limits.CreationBudget creationBudget;
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
     private volatile long expiresAtNanos;
-    /** The browser (cookie value) the session was created from, set once by the transport; null if none. */
-    private volatile String browserId;
 
     // Guarded by lock.
     private final SessionQueue queue;
@@ -107,16 +104,6 @@ final class ServerSessionImpl extends SessionCallbacks {
         return carrier;
     }
 
-    String browserId() {
-        return browserId;
-    }
-
-    void bindToBrowser(String browser) {
-        if (browserId == null) {
-            browserId = browser;
-        }
-    }
-
     @Override
     public int getQueueSize() {
         synchronized (lock) {
@@ -146,20 +133,6 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     Set<ServerChannelImpl> subscriptions() {
         return subscriptions;
-    }
-
-    /** @return this session's budget of channel creations, made on first use */
-    Limits.CreationBudget creationBudget() {
-        Limits.CreationBudget budget = creationBudget;
-        if (budget == null) {
-            synchronized (lock) {
-                if (creationBudget == null) {
-                    creationBudget = new Limits.CreationBudget();
-                }
-                budget = creationBudget;
-            }
-        }
-        return budget;
     }
 
     // ---- delivery -------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import org.bayeux.server.internal.Attributes;
 
 /**
  * The per-session settings and attributes of a {@link ServerSessionImpl}: each falls back to the server's
- * configuration until set. Kept apart so the session class holds only its life and its queue.
+ * configuration until set; the browser it is bound to and its budget of channel creations. Kept apart so the
+ * session class holds only its life and its queue.
  */
 abstract class SessionSettings implements ServerSession {
     private final BayeuxServerConfig config;
@@ -21,10 +22,40 @@ abstract class SessionSettings implements ServerSession {
     private volatile Boolean broadcastToPublisher;
     private volatile boolean metaConnectDeliveryOnly;
     private final Attributes attributes = new Attributes();
+    /** The browser (cookie value) the session was created from, set once by the transport; null if none. */
+    private volatile String browserId;
+    /** Made on the session's first channel creation: most sessions create none. */
+    private volatile Limits.CreationBudget creationBudget;
 
     SessionSettings(BayeuxServerConfig config) {
         this.config = config;
         this.metaConnectDeliveryOnly = config.metaConnectDeliveryOnly();
+    }
+
+    /** @return the browser (cookie value) the session was created from, or null */
+    String browserId() {
+        return browserId;
+    }
+
+    /** @param browser the browser the session was created from; only the first call counts */
+    void bindToBrowser(String browser) {
+        if (browserId == null) {
+            browserId = browser;
+        }
+    }
+
+    /** @return this session's budget of channel creations, made on first use */
+    Limits.CreationBudget creationBudget() {
+        Limits.CreationBudget budget = creationBudget;
+        if (budget == null) {
+            synchronized (this) {
+                if (creationBudget == null) {
+                    creationBudget = new Limits.CreationBudget();
+                }
+                budget = creationBudget;
+            }
+        }
+        return budget;
     }
 
     /** @return the server's configuration, which each setting falls back to */
