@@ -5,8 +5,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -216,8 +214,8 @@ public final class SocketTransport {
         if (handshakeTimeout.isZero()) {
             return;
         }
-        CompletableFuture.delayedExecutor(handshakeTimeout.toNanos(), TimeUnit.NANOSECONDS, this::execute)
-                .execute(check);
+        // On the engine's one timer thread, handed to the transport's executor since closing a socket may block.
+        engine.schedule(() -> execute(check), handshakeTimeout);
     }
 
     /** @return {@code wsHandshakeTimeout} */
