@@ -204,9 +204,9 @@ public final class SocketTransport {
     }
 
     /**
-     * Runs a check once {@code wsHandshakeTimeout} has passed (never, when it is 0). The JDK's shared delay scheduler
-     * holds the wait, so no thread and no engine timer is taken per socket; a check that finds the socket carrying a
-     * session does nothing.
+     * Runs a check once {@code wsHandshakeTimeout} has passed (never, when it is 0). The engine's one timer thread
+     * holds the wait, so no thread is taken per socket; a check that finds the socket carrying a session does
+     * nothing.
      *
      * @param check the check, run on the executor
      */
