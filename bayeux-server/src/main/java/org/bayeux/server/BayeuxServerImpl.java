@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -69,6 +70,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
     private volatile Set<String> transportNames = new LinkedHashSet<>(DEFAULT_TRANSPORTS);
     private final LongAdder foreignClientIds = new LongAdder();
+    private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
 
     /** Creates an engine with the default configuration. */
@@ -247,6 +249,20 @@ public final class BayeuxServerImpl implements BayeuxServer {
         } catch (RejectedExecutionException stopped) {
             return null;
         }
+    }
+
+    /**
+     * The one instance of a part that every transport of this server shares (the HTTP and WebSocket transports'
+     * session caps, for example), made by the first transport that asks. It lives as long as the server, so
+     * transports of two servers in one JVM never share state.
+     *
+     * @param type the part's class, its key
+     * @param factory makes the part on the first call
+     * @param <T> the part's type
+     * @return the server's instance
+     */
+    public <T> T transportPart(Class<T> type, java.util.function.Supplier<? extends T> factory) {
+        return type.cast(transportParts.computeIfAbsent(type, ignored -> factory.get()));
     }
 
     /** @return how often sessions' queues reached their limits */

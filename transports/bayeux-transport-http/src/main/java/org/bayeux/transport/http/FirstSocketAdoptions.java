@@ -1,7 +1,5 @@
 package org.bayeux.transport.http;
 
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.bayeux.api.server.ServerSession;
@@ -24,8 +22,6 @@ import org.bayeux.server.BayeuxServerImpl;
  * <p>One instance serves every transport of an engine ({@link #of(BayeuxServerImpl)}).</p>
  */
 public final class FirstSocketAdoptions {
-    private static final Map<BayeuxServerImpl, FirstSocketAdoptions> BY_ENGINE = new WeakHashMap<>();
-
     /** Session id to the remote address of its handshake. */
     private final ConcurrentHashMap<String, String> awaiting = new ConcurrentHashMap<>();
 
@@ -34,9 +30,7 @@ public final class FirstSocketAdoptions {
      * @return the engine's instance
      */
     public static FirstSocketAdoptions of(BayeuxServerImpl engine) {
-        synchronized (BY_ENGINE) {
-            return BY_ENGINE.computeIfAbsent(engine, ignored -> new FirstSocketAdoptions());
-        }
+        return engine.transportPart(FirstSocketAdoptions.class, FirstSocketAdoptions::new);
     }
 
     /**

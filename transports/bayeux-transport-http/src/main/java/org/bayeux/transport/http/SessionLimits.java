@@ -3,7 +3,6 @@ package org.bayeux.transport.http;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,7 +33,6 @@ public final class SessionLimits {
     static final long RETRY_INTERVAL_MILLIS = 5_000;
     /** How often, in admissions, idle address entries are swept out. */
     private static final int SWEEP_EVERY = 1024;
-    private static final Map<BayeuxServerImpl, SessionLimits> BY_ENGINE = new WeakHashMap<>();
 
     private final int maxPerCookie;
     private final int maxPerAddress;
@@ -58,11 +56,9 @@ public final class SessionLimits {
      * @return the engine's limits
      */
     public static SessionLimits of(BayeuxServerImpl engine, TransportConfig config) {
-        synchronized (BY_ENGINE) {
-            return BY_ENGINE.computeIfAbsent(engine, ignored -> new SessionLimits(
-                    config.get(TransportConfig.MAX_SESSIONS_PER_COOKIE), config.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS),
-                    config.get(TransportConfig.MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND)));
-        }
+        return engine.transportPart(SessionLimits.class, () -> new SessionLimits(
+                config.get(TransportConfig.MAX_SESSIONS_PER_COOKIE), config.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS),
+                config.get(TransportConfig.MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND)));
     }
 
     /** The state of one remote address: its live sessions and its handshake tokens. Guarded by the map's compute. */
