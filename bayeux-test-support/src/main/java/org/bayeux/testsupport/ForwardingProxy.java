@@ -4,15 +4,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Stands in for a reverse proxy that terminates TLS in front of the server: it listens on the loopback interface
@@ -21,22 +15,13 @@ import java.util.concurrent.Executors;
  * proxy must. Requests with a {@code Content-Length} body follow one another on a connection; after a WebSocket
  * upgrade (or a chunked body) the rest of the connection is relayed as it is. Responses are relayed unchanged.
  */
-public final class ForwardingProxy implements AutoCloseable {
+public final class ForwardingProxy extends LoopbackRelay {
     private static final int MAX_HEAD_BYTES = 64 * 1024;
     /** Bounds the requests relayed on one connection, so that every loop here ends. */
     private static final int MAX_REQUESTS_PER_CONNECTION = 10_000;
 
-    private final InetAddress loopback;
-    private final int targetPort;
     private final String proto;
     private final String host;
-    private final ServerSocket listener;
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
-    private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "forwarding-proxy");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     /**
      * @param targetPort the server's port on 127.0.0.1
@@ -45,40 +30,19 @@ public final class ForwardingProxy implements AutoCloseable {
      * @throws IOException if no port can be bound
      */
     public ForwardingProxy(int targetPort, String proto, String host) throws IOException {
-        this.loopback = InetAddress.getByName("127.0.0.1");
-        this.targetPort = targetPort;
+        super(targetPort, "forwarding-proxy");
         this.proto = proto;
         this.host = host;
-        this.listener = new ServerSocket(0, 50, loopback);
-        threads.execute(this::accept);
+        start();
     }
 
-    /** @return the port clients connect to, on 127.0.0.1 */
-    public int port() {
-        return listener.getLocalPort();
+    @Override
+    void serverToClient(Socket server, Socket client) {
+        relay(server, client);
     }
 
-    private void accept() {
-        while (!listener.isClosed()) {
-            Socket client;
-            try {
-                client = listener.accept();
-            } catch (IOException closed) {
-                return;
-            }
-            try {
-                Socket server = new Socket(loopback, targetPort);
-                sockets.add(client);
-                sockets.add(server);
-                threads.execute(() -> forwardRequests(client, server));
-                threads.execute(() -> relay(server, client));
-            } catch (IOException refused) {
-                closeQuietly(client);
-            }
-        }
-    }
-
-    private void forwardRequests(Socket client, Socket server) {
+    @Override
+    void clientToServer(Socket client, Socket server) {
         try {
             InputStream in = client.getInputStream();
             OutputStream out = server.getOutputStream();
@@ -173,27 +137,5 @@ public final class ForwardingProxy implements AutoCloseable {
             closeQuietly(from);
             closeQuietly(to);
         }
-    }
-
-    private void closeQuietly(Socket socket) {
-        sockets.remove(socket);
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // Closing anyway.
-        }
-    }
-
-    @Override
-    public void close() {
-        try {
-            listener.close();
-        } catch (IOException ignored) {
-            // Closing anyway.
-        }
-        for (Socket socket : Set.copyOf(sockets)) {
-            closeQuietly(socket);
-        }
-        threads.shutdownNow();
     }
 }

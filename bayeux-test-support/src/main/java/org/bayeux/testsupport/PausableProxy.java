@@ -3,13 +3,7 @@ package org.bayeux.testsupport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,19 +12,10 @@ import java.util.concurrent.TimeUnit;
  * be dropped. A client behind a paused proxy sends no connect the server can see, so the server expires its session;
  * after {@link #resume()} the client learns it and handshakes again. Works for any transport over TCP.
  */
-public final class PausableProxy implements AutoCloseable {
+public final class PausableProxy extends LoopbackRelay {
     /** The longest a relay thread waits at a closed gate before giving up the connection. */
     private static final long MAX_PAUSE_MILLIS = 60_000;
 
-    private final InetAddress loopback;
-    private final int targetPort;
-    private final ServerSocket listener;
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
-    private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "pausable-proxy");
-        thread.setDaemon(true);
-        return thread;
-    });
     private final Object gate = new Object();
     private boolean paused;
 
@@ -39,15 +24,8 @@ public final class PausableProxy implements AutoCloseable {
      * @throws IOException if no port can be bound
      */
     public PausableProxy(int targetPort) throws IOException {
-        this.loopback = InetAddress.getByName("127.0.0.1");
-        this.targetPort = targetPort;
-        this.listener = new ServerSocket(0, 50, loopback);
-        threads.execute(this::accept);
-    }
-
-    /** @return the port clients connect to, on 127.0.0.1 */
-    public int port() {
-        return listener.getLocalPort();
+        super(targetPort, "pausable-proxy");
+        start();
     }
 
     /** Stops passing bytes on, in both directions, on every connection, present and future. */
@@ -70,29 +48,17 @@ public final class PausableProxy implements AutoCloseable {
      * sees them reset; connections the client opens next are held by the pause like any other.
      */
     public void dropConnections() {
-        for (Socket socket : Set.copyOf(sockets)) {
-            closeQuietly(socket);
-        }
+        closeConnections();
     }
 
-    private void accept() {
-        while (!listener.isClosed()) {
-            Socket client;
-            try {
-                client = listener.accept();
-            } catch (IOException closed) {
-                return;
-            }
-            try {
-                Socket server = new Socket(loopback, targetPort);
-                sockets.add(client);
-                sockets.add(server);
-                threads.execute(() -> relay(client, server));
-                threads.execute(() -> relay(server, client));
-            } catch (IOException refused) {
-                closeQuietly(client);
-            }
-        }
+    @Override
+    void clientToServer(Socket client, Socket server) {
+        relay(client, server);
+    }
+
+    @Override
+    void serverToClient(Socket server, Socket client) {
+        relay(server, client);
     }
 
     private void relay(Socket from, Socket to) {
@@ -127,26 +93,9 @@ public final class PausableProxy implements AutoCloseable {
         }
     }
 
-    private void closeQuietly(Socket socket) {
-        sockets.remove(socket);
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // Closing anyway.
-        }
-    }
-
     @Override
     public void close() {
         resume();
-        try {
-            listener.close();
-        } catch (IOException ignored) {
-            // Closing anyway.
-        }
-        for (Socket socket : Set.copyOf(sockets)) {
-            closeQuietly(socket);
-        }
-        threads.shutdownNow();
+        super.close();
     }
 }
