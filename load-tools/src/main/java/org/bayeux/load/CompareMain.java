@@ -48,6 +48,7 @@ public final class CompareMain {
         Path output = Path.of("target", "load-compare");
         List<String> loadArgs = new ArrayList<>();
         boolean withFloor = false;
+        boolean withCometD = true;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             boolean hasValue = i + 1 < args.length;
@@ -75,6 +76,7 @@ public final class CompareMain {
                     output = Path.of(args[++i]);
                 }
                 case "--floor" -> withFloor = true;
+                case "--without-cometd" -> withCometD = false;
                 case "--url" -> {
                     return usage(err, "--url is set by the comparison: it starts each server itself");
                 }
@@ -88,7 +90,13 @@ public final class CompareMain {
         if (rounds < 1 || rounds > 20) {
             return usage(err, "--rounds must be 1..20, got " + rounds);
         }
-        List<String> servers = withFloor ? SERVERS_WITH_FLOOR : SERVERS;
+        if (!withCometD && !withFloor) {
+            return usage(err, "--without-cometd needs --floor: there would be nothing to compare ours with");
+        }
+        List<String> servers = new ArrayList<>(withFloor ? SERVERS_WITH_FLOOR : SERVERS);
+        if (!withCometD) {
+            servers.remove("cometd");
+        }
         Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
         servers.forEach(server -> results.put(server, new ArrayList<>()));
         boolean complete = true;
@@ -157,6 +165,12 @@ public final class CompareMain {
             if (cpu.length > 0) {
                 figures.put("serverCpuSeconds", median(cpu));
             }
+            double[] loadCpu = server.getValue().stream()
+                    .filter(result -> result.get("serverLoadCpuSeconds") instanceof Number)
+                    .mapToDouble(result -> ((Number) result.get("serverLoadCpuSeconds")).doubleValue()).toArray();
+            if (loadCpu.length > 0) {
+                figures.put("serverLoadCpuSeconds", median(loadCpu));
+            }
             figures.put("lost", median(server.getValue().stream()
                     .mapToDouble(result -> ((Number) ((Map<String, Object>) result.get("messages")).get("lost"))
                             .doubleValue()).toArray()));
@@ -171,7 +185,7 @@ public final class CompareMain {
         Map<String, Double> ratios = new LinkedHashMap<>();
         Map<String, Double> ours = medians.get("bayeux");
         Map<String, Double> theirs = medians.get("cometd");
-        for (String figure : ours.keySet()) {
+        for (String figure : theirs == null ? List.<String>of() : ours.keySet()) {
             Double a = ours.get(figure);
             Double b = theirs.get(figure);
             if (a != null && b != null && a > 0 && !"lost".equals(figure)) {
@@ -181,6 +195,9 @@ public final class CompareMain {
         Map<String, Double> floor = medians.get("floor");
         if (floor != null) {
             for (String server : List.of("bayeux", "cometd")) {
+                if (!medians.containsKey(server)) {
+                    continue;
+                }
                 for (String figure : floor.keySet()) {
                     Double a = floor.get(figure);
                     Double b = medians.get(server).get(figure);
@@ -240,12 +257,13 @@ public final class CompareMain {
     }
 
     private static final String USAGE = String.join("\n",
-            "Usage: bin/bayeux load compare [--rounds N] [--floor] [--server-java-opts OPTS] [--output DIR] "
-                    + "[load options]",
+            "Usage: bin/bayeux load compare [--rounds N] [--floor [--without-cometd]] [--server-java-opts OPTS] "
+                    + "[--output DIR] [load options]",
             "  Runs the load against our load server and CometD's, alternately, N rounds (default 3), each server",
             "  a fresh process with OPTS (default: $JAVA_OPTS) on 127.0.0.1, and prints the ratios of the medians.",
             "  --floor: the floor server (bin/bayeux load-server --floor) first in every round, and each server's",
-            "  medians over the floor's (use a client that is not ours, e.g. --client raw).",
+            "  medians over the floor's (use a client that is not ours, e.g. --client raw); with --without-cometd,",
+            "  the floor and ours only.",
             "  Load options: see bin/bayeux load --help (--url and --output are set per run).");
 
     /** A load server in a process of its own, started with this JVM's class path and stopped by its PID. */

@@ -148,17 +148,20 @@ public final class LoadMain {
     }
 
     static String summary(LoadResult result) {
+        double serverCpu = result.serverLoadCpuSeconds();
         return String.format(java.util.Locale.ROOT,
                 "%s (%s client): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; "
                         + "delivered %,d of %,d expected, lost %,d, duplicated %,d; published %,d, refused by the client "
                         + "%,d; errors %,d; "
-                        + "client CPU %.0f%% of a core, GC %d ms",
+                        + "client CPU %.0f%% of a core, GC %d ms%s",
                 result.options().label(), result.options().client, result.percentileMillis(50),
                 result.percentileMillis(90),
                 result.percentileMillis(99), result.percentileMillis(99.9),
                 LatencyRecorder.millis(result.latencyMicros().getMaxValue()), result.delivered(), result.expected(),
                 result.lost(), result.duplicated(), result.published(), result.refused(), result.errors(),
                 result.client().cpuPercentOfOneCore(),
-                result.client().gcMillis());
+                result.client().gcMillis(), Double.isNaN(serverCpu) ? ""
+                        : String.format(java.util.Locale.ROOT, "; server CPU from the first publish on %.1f s",
+                                serverCpu));
     }
 }

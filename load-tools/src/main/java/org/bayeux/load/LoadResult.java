@@ -66,6 +66,10 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
             map.put("serverHeapBytesPerClient",
                     (after.longValue() - before.longValue()) / Math.max(1, options.clients - 1));
         }
+        double loadCpu = serverLoadCpuSeconds();
+        if (!Double.isNaN(loadCpu)) {
+            map.put("serverLoadCpuSeconds", Math.round(loadCpu * 100) / 100.0);
+        }
         map.put("percentiles", percentileCurve());
         List<Map<String, Object>> seconds = new ArrayList<>();
         for (LatencyRecorder.Interval interval : timeline) {
@@ -80,6 +84,18 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         }
         map.put("timeline", seconds);
         return map;
+    }
+
+    /**
+     * @return the server's CPU seconds from the first publish to the end of the drain (the load's own cost, without
+     *         the connecting), or NaN when the server did not report its CPU (idle mode, or not a load server)
+     */
+    double serverLoadCpuSeconds() {
+        if (!options.idle && serverBefore.get("processCpuSeconds") instanceof Number before
+                && serverAfter.get("processCpuSeconds") instanceof Number after) {
+            return after.doubleValue() - before.doubleValue();
+        }
+        return Double.NaN;
     }
 
     private Map<String, Object> configuration() {

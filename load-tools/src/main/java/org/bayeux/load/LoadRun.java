@@ -78,6 +78,9 @@ final class LoadRun implements LoadClient.Listener {
                 connectAll(1, options.clients);
             } else {
                 connectAll(0, options.clients);
+                // A baseline at the first publish: what the server spends from here on is the load's cost, apart
+                // from what connecting (handshakes, upgrades, subscriptions) cost it.
+                serverBefore = serverStats(false);
             }
             if (!options.idle) {
                 publishOpenLoop();

@@ -37,10 +37,29 @@ public final class ProcessStats {
         }
         stats.put("gcCount", gcCount);
         stats.put("gcMillis", gcMillis);
+        long rss = residentSetBytes();
+        if (rss > 0) {
+            stats.put("rssBytes", rss);
+        }
         stats.put("threads", ManagementFactory.getThreadMXBean().getThreadCount());
         stats.put("uptimeSeconds", ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0);
         stats.put("cores", Runtime.getRuntime().availableProcessors());
         stats.put("jvmArguments", ManagementFactory.getRuntimeMXBean().getInputArguments());
         return stats;
+    }
+
+    /** The process's resident set (Linux's {@code /proc/self/status}), or -1 where that cannot be read. */
+    static long residentSetBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    // "VmRSS:    123456 kB"
+                    return Long.parseLong(line.substring(6).replace("kB", "").trim()) * 1024;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException unreadable) {
+            // Not Linux, or not readable: the figure is left out.
+        }
+        return -1;
     }
 }
