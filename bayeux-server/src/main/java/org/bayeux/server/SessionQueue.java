@@ -137,12 +137,19 @@ final class SessionQueue {
         if (always || !leaving.isEmpty()) {
             beforeTaking.accept(leaving);
         }
-        List<ServerMessage> result = leaving.isEmpty() ? List.of() : new ArrayList<>(leaving);
+        List<ServerMessage> result = switch (leaving.size()) {
+            case 0 -> List.of();
+            // A fan-out at a light rate leaves one message at a time: no copy of the deque's array for it.
+            case 1 -> List.of(leaving.peekFirst());
+            default -> new ArrayList<>(leaving);
+        };
         leaving.clear();
         if (left != null) {
             leaving.addAll(left);
+            recount();
+        } else {
+            bytes = 0;
         }
-        recount();
         return result;
     }
 

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * bytes not yet written.
  *
  * <p>{@link #write(List)} queues the texts and starts writing if nothing is being written; each completed send
- * starts the next. A send that completes on the calling thread does not recurse: the loop in {@link #drain()} picks
+ * starts the next. A send that completes on the calling thread does not recurse: the loop in {@link #drain(byte[])} picks
  * up the next text. The queue is bounded in bytes: past {@code maxPendingBytes} (the text being written included)
  * the peer is too slow, and the queue refuses more so that the carrier can drop the connection instead of growing
  * memory without limit.</p>
@@ -30,6 +30,8 @@ final class TextWriteQueue {
     private final long deferAtBytes;
     private final Consumer<Throwable> onWriteFailure;
     private final Executor resumer;
+    /** The completion of every send: one object for the queue's life rather than one per send. */
+    private final Consumer<Throwable> sentCallback = this::sent;
     // Guarded by this.
     private final ArrayDeque<byte[]> pending = new ArrayDeque<>();
     /** Pushes of the engine waiting for the backlog to shrink; one per session at most. */
@@ -78,6 +80,7 @@ final class TextWriteQueue {
         for (byte[] text : texts) {
             adding += text.length;
         }
+        byte[] first;
         synchronized (this) {
             if (abandoned) {
                 return true;
@@ -85,15 +88,24 @@ final class TextWriteQueue {
             if (pendingBytes > 0 && pendingBytes + adding > maxPendingBytes) {
                 return false;
             }
-            pending.addAll(texts);
             pendingBytes += adding;
             if (writing) {
+                pending.addAll(texts);
                 return true;
             }
             writing = true;
             progressNanos = System.nanoTime();
+            if (texts.size() == 1) {
+                // The usual case of a fan-out: one frame to a socket with nothing waiting. It goes straight out,
+                // without a stop in the deque (whose array is long-lived: every reference stored there is work for
+                // the garbage collector's bookkeeping of old-to-young pointers).
+                first = texts.get(0);
+            } else {
+                pending.addAll(texts);
+                first = null;
+            }
         }
-        drain();
+        drain(first);
         return true;
     }
 
@@ -132,12 +144,20 @@ final class TextWriteQueue {
         return abandoned || pendingBytes == 0 ? -1 : progressNanos;
     }
 
-    /** Sends texts until one completes later (its completion resumes the loop), the queue empties, or it ends. */
-    private void drain() {
+    /**
+     * Sends texts until one completes later (its completion resumes the loop), the queue empties, or it ends.
+     *
+     * @param first a text to send before the queued ones, not in the deque, or null
+     */
+    private void drain(byte[] first) {
+        byte[] next = first;
         while (true) {
-            byte[] next;
             synchronized (this) {
-                next = abandoned ? null : pending.poll();
+                if (abandoned) {
+                    next = null;
+                } else if (next == null) {
+                    next = pending.poll();
+                }
                 if (next == null) {
                     writing = false;
                     return;
@@ -146,7 +166,8 @@ final class TextWriteQueue {
                 inSend = true;
                 completedInline = false;
             }
-            peer.sendText(next, this::sent);
+            peer.sendText(next, sentCallback);
+            next = null;
             synchronized (this) {
                 inSend = false;
                 if (!completedInline) {
@@ -191,7 +212,7 @@ final class TextWriteQueue {
             }
         }
         if (!inline) {
-            drain();
+            drain(null);
         }
     }
 }

@@ -38,7 +38,8 @@ class PushLanesTest {
             for (int k = 0; k < keys.length; k++) {
                 int key = k;
                 int index = i;
-                lanes.execute(keys[k], () -> {
+                // Queued, so that the lanes are busy: tasks run at once on an idle lane would prove nothing here.
+                lanes.enqueue(keys[k], () -> {
                     if (running[key].incrementAndGet() > 1) {
                         overlaps.incrementAndGet();
                     }
@@ -65,10 +66,10 @@ class PushLanesTest {
     void aFailingTaskDoesNotStopItsLane() throws Exception {
         PushLanes lanes = new PushLanes(executor, 1);
         CountDownLatch ran = new CountDownLatch(1);
-        lanes.execute(this, () -> {
+        lanes.enqueue(this, () -> {
             throw new IllegalStateException("expected by the test");
         });
-        lanes.execute(this, ran::countDown);
+        lanes.enqueue(this, ran::countDown);
         assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
     }
 
@@ -77,7 +78,50 @@ class PushLanesTest {
         executor.shutdown();
         PushLanes lanes = new PushLanes(executor, 1);
         AtomicInteger ran = new AtomicInteger();
-        lanes.execute(this, ran::incrementAndGet);
+        lanes.enqueue(this, ran::incrementAndGet);
         assertThat(ran).hasValue(0);
+    }
+
+    @Test
+    void anIdleLaneRunsTheTaskAtOnceOnTheCallersThread() {
+        PushLanes lanes = new PushLanes(executor, 1);
+        Thread caller = Thread.currentThread();
+        List<Thread> ranOn = new ArrayList<>();
+        lanes.execute(this, () -> ranOn.add(Thread.currentThread()));
+        lanes.execute(this, () -> {
+            throw new IllegalStateException("expected by the test: a failure run at once is logged, not thrown");
+        });
+        assertThat(ranOn).containsExactly(caller);
+    }
+
+    @Test
+    void aBusyLaneQueuesTheTaskBehindItsBacklogInOrder() throws Exception {
+        PushLanes lanes = new PushLanes(executor, 1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocking = new CountDownLatch(1);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        lanes.enqueue(this, () -> {
+            blocking.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            order.add("first");
+        });
+        assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread caller = Thread.currentThread();
+        List<Thread> ranOn = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(1);
+        lanes.execute(this, () -> {
+            ranOn.add(Thread.currentThread());
+            order.add("second");
+            done.countDown();
+        });
+        assertThat(order).isEmpty();
+        release.countDown();
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(order).containsExactly("first", "second");
+        assertThat(ranOn).doesNotContain(caller);
     }
 }
