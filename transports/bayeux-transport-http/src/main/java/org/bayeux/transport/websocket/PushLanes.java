@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * more on handing pushes to lanes, and on the garbage collector's bookkeeping of those hand-overs, than on the
  * pushes). Once a lane has a backlog, though, a push joins it: it then runs a little later, and every message queued
  * for the session meanwhile leaves in the same frame, so the busier the server, the larger the frames and the
- * lower the cost per message.</p>
+ * lower the cost per message. A thread also stops pushing at once when pushes took half of its last 10 ms
+ * ({@link InlineBudget}): a publisher's thread then goes back to reading, and a fan-out too large or too frequent for
+ * one thread is shared by the lanes, and batched by them.</p>
  *
  * <p>A carrier always uses the same lane, so its queued pushes run in order and never at the same time; a push run
  * at once may overlap another carrier's, or (for the same carrier) one run at once by another thread, which the
@@ -31,6 +33,8 @@ final class PushLanes {
     private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** Tasks a lane runs before it yields its thread and queues itself again behind the executor's other work. */
     private static final int TASKS_PER_TURN = 256;
+
+    private static final ThreadLocal<InlineBudget> INLINE_BUDGET = ThreadLocal.withInitial(InlineBudget::new);
 
     private final Lane[] lanes;
 
@@ -56,8 +60,11 @@ final class PushLanes {
      */
     void execute(Object key, Runnable task) {
         Lane lane = laneOf(key);
-        if (lane.isIdle()) {
+        InlineBudget budget;
+        long start;
+        if (lane.isIdle() && (budget = INLINE_BUDGET.get()).allows(start = System.nanoTime())) {
             runSafely(task);
+            budget.spent(System.nanoTime() - start);
         } else {
             lane.execute(task);
         }
@@ -138,6 +145,36 @@ final class PushLanes {
                     schedule();
                 }
             }
+        }
+    }
+
+    /**
+     * How much of a thread's recent time went to pushes run at once: at most half of each 10 ms window, so that
+     * pushing at once never starves what the thread was doing (reading a publisher's socket) and a heavy fan-out
+     * falls back to the lanes, which batch it.
+     */
+    static final class InlineBudget {
+        private static final long WINDOW_NANOS = 10_000_000;
+        private static final long MAX_BUSY_NANOS = WINDOW_NANOS / 2;
+
+        private long windowStart = System.nanoTime();
+        private long busyNanos;
+
+        /**
+         * @param now the time, from {@link System#nanoTime()}
+         * @return whether the thread may run another push at once
+         */
+        boolean allows(long now) {
+            if (now - windowStart >= WINDOW_NANOS) {
+                windowStart = now;
+                busyNanos = 0;
+            }
+            return busyNanos < MAX_BUSY_NANOS;
+        }
+
+        /** @param nanos the time a push run at once took */
+        void spent(long nanos) {
+            busyNanos += nanos;
         }
     }
 }

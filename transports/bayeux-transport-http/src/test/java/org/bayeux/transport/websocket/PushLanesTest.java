@@ -124,4 +124,17 @@ class PushLanesTest {
         assertThat(order).containsExactly("first", "second");
         assertThat(ranOn).doesNotContain(caller);
     }
+
+    @Test
+    void aThreadStopsPushingAtOnceWhenPushesTookHalfOfItsWindow() {
+        long now = System.nanoTime();
+        PushLanes.InlineBudget budget = new PushLanes.InlineBudget();
+        assertThat(budget.allows(now)).isTrue();
+        budget.spent(4_000_000);
+        assertThat(budget.allows(now + 1_000_000)).isTrue();
+        budget.spent(2_000_000);
+        assertThat(budget.allows(now + 2_000_000)).isFalse();
+        // A new window starts 10 ms after the last one did.
+        assertThat(budget.allows(now + 20_000_000)).isTrue();
+    }
 }
