@@ -62,7 +62,7 @@ class HeldLongPollTest {
             assertThat(in.available()).as("nothing answered yet").isZero();
             closedAt = System.nanoTime();
         }
-        // Noticed at once: the hold is dropped, and the session expires within maxInterval (plus a sweep), long
+        // Noticed within about a second (the watcher's grace): the hold is dropped, and the session expires within maxInterval (plus a sweep), long
         // before the hold's own timeout.
         Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
                 .until(() -> !server.engine.isConnectHeld(session));
