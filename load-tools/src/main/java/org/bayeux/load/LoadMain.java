@@ -120,7 +120,8 @@ public final class LoadMain {
         }
         return options.clients + " clients need about " + needed + " file descriptors, but this process may open "
                 + limit.getAsLong() + ". Raise the limit (for example 'ulimit -n " + needed + "' in the shell that "
-                + "runs it, or LimitNOFILE for a service) or run fewer clients; see docs/benchmarks.md.";
+                + "runs it, or LimitNOFILE for a service; bin/bayeux already raises it to the hard limit, 'ulimit -Hn', "
+                + "beyond which only root with CAP_SYS_RESOURCE can go) or run fewer clients; see docs/benchmarks.md.";
     }
 
     /** @return the soft limit of open files of this process, when the platform tells */
