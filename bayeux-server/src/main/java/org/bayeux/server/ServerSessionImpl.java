@@ -31,7 +31,15 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
-    private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
+    /** Beyond this many subscriptions, a concurrent set replaces the copied immutable one. */
+    private static final int FEW_SUBSCRIPTIONS = 8;
+
+    /**
+     * The channels subscribed to: an immutable set copied on each change while there are few (an idle session's
+     * one or two cost a few bytes, not a concurrent map's ~150), a concurrent set from then on. Changed under
+     * {@code this}; read without a lock.
+     */
+    private volatile Set<ServerChannelImpl> subscriptions = Set.of();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
@@ -42,7 +50,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     private HeldConnect held;
     private long holdCycle;
     private final HoldTimer holdTimer;
-    private final LazyFlushTimer lazyFlushTimer;
+    /** Made when the first lazy message is queued: most sessions never receive one. */
+    private LazyFlushTimer lazyFlushTimer;
     private int batchDepth;
     private boolean connectedOnce;
     private final ConnectAdvice advised = new ConnectAdvice();
@@ -59,7 +68,6 @@ final class ServerSessionImpl extends SessionCallbacks {
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
-        this.lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
         this.queue = new SessionQueue(server.getCodec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
@@ -124,11 +132,37 @@ final class ServerSessionImpl extends SessionCallbacks {
     }
 
     void subscribed(ServerChannelImpl channel) {
-        subscriptions.add(channel);
+        synchronized (this) {
+            Set<ServerChannelImpl> current = subscriptions;
+            if (current.contains(channel)) {
+                return;
+            }
+            if (current.size() >= FEW_SUBSCRIPTIONS) {
+                if (!(current instanceof ConcurrentHashMap.KeySetView)) {
+                    current = ConcurrentHashMap.newKeySet(2 * FEW_SUBSCRIPTIONS);
+                    current.addAll(subscriptions);
+                    subscriptions = current;
+                }
+                current.add(channel);
+                return;
+            }
+            ServerChannelImpl[] grown = current.toArray(new ServerChannelImpl[current.size() + 1]);
+            grown[grown.length - 1] = channel;
+            subscriptions = Set.of(grown);
+        }
     }
 
     void unsubscribed(ServerChannelImpl channel) {
-        subscriptions.remove(channel);
+        synchronized (this) {
+            Set<ServerChannelImpl> current = subscriptions;
+            if (current instanceof ConcurrentHashMap.KeySetView) {
+                current.remove(channel);
+            } else if (current.contains(channel)) {
+                ServerChannelImpl[] rest = current.stream().filter(kept -> kept != channel)
+                        .toArray(ServerChannelImpl[]::new);
+                subscriptions = Set.of(rest);
+            }
+        }
     }
 
     Set<ServerChannelImpl> subscriptions() {
@@ -211,6 +245,9 @@ final class ServerSessionImpl extends SessionCallbacks {
                 if (lazyDelayNanos == 0) {
                     due = true;
                 } else {
+                    if (lazyFlushTimer == null) {
+                        lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
+                    }
                     lazyFlushTimer.schedule(lazyDelayNanos);
                 }
                 wake = due && batchDepth == 0;
@@ -322,13 +359,15 @@ final class ServerSessionImpl extends SessionCallbacks {
      * @param maxBytes the most JSON bytes the carrier takes at once
      */
     private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
-        List<ServerMessage> result = queue.take(maxBytes, connectReply != null, leaving -> {
+        // Listeners see a connect reply's empty queue too; with none, an empty queue needs no work (nor a deque).
+        boolean always = connectReply != null && !deQueueListeners().isEmpty();
+        List<ServerMessage> result = queue.take(maxBytes, always, leaving -> {
             for (DeQueueListener listener : deQueueListeners().list()) {
                 Callbacks.run(listener, () -> listener.deQueue(this, leaving, connectReply));
             }
         });
         due = !queue.isEmpty();
-        if (!due) {
+        if (!due && lazyFlushTimer != null) {
             lazyFlushTimer.cancel();
         }
         return result;
@@ -519,7 +558,9 @@ final class ServerSessionImpl extends SessionCallbacks {
             held = null;
             holdTimer.stop();
             queue.clear();
-            lazyFlushTimer.cancel();
+            if (lazyFlushTimer != null) {
+                lazyFlushTimer.cancel();
+            }
             last = carrier;
         }
         List<ServerMessage> first = List.of();
