@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
@@ -31,14 +30,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
-    /** Beyond this many subscriptions, a concurrent set replaces the copied immutable one. */
-    private static final int FEW_SUBSCRIPTIONS = 8;
-
-    /**
-     * The channels subscribed to: an immutable set copied on each change while there are few (an idle session's
-     * one or two cost a few bytes, not a concurrent map's ~150), a concurrent set from then on. Changed under
-     * {@code this}; read without a lock.
-     */
+    /** The channels subscribed to ({@link SubscriptionSets}); changed under {@code this}, read without a lock. */
     private volatile Set<ServerChannelImpl> subscriptions = Set.of();
 
     private volatile State state = State.HANDSHAKEN;
@@ -133,35 +125,13 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     void subscribed(ServerChannelImpl channel) {
         synchronized (this) {
-            Set<ServerChannelImpl> current = subscriptions;
-            if (current.contains(channel)) {
-                return;
-            }
-            if (current.size() >= FEW_SUBSCRIPTIONS) {
-                if (!(current instanceof ConcurrentHashMap.KeySetView)) {
-                    current = ConcurrentHashMap.newKeySet(2 * FEW_SUBSCRIPTIONS);
-                    current.addAll(subscriptions);
-                    subscriptions = current;
-                }
-                current.add(channel);
-                return;
-            }
-            ServerChannelImpl[] grown = current.toArray(new ServerChannelImpl[current.size() + 1]);
-            grown[grown.length - 1] = channel;
-            subscriptions = Set.of(grown);
+            subscriptions = SubscriptionSets.with(subscriptions, channel);
         }
     }
 
     void unsubscribed(ServerChannelImpl channel) {
         synchronized (this) {
-            Set<ServerChannelImpl> current = subscriptions;
-            if (current instanceof ConcurrentHashMap.KeySetView) {
-                current.remove(channel);
-            } else if (current.contains(channel)) {
-                ServerChannelImpl[] rest = current.stream().filter(kept -> kept != channel)
-                        .toArray(ServerChannelImpl[]::new);
-                subscriptions = Set.of(rest);
-            }
+            subscriptions = SubscriptionSets.without(subscriptions, channel);
         }
     }
 
@@ -211,7 +181,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         if (message == null) {
             return false;
         }
-        for (SessionMessageListener listener : messageListeners().list()) {
+        for (SessionMessageListener listener : messageListeners()) {
             ServerMessage seen = message;
             if (!Callbacks.test(listener, () -> listener.onMessage(this, sender, seen), true)) {
                 return false;
@@ -337,6 +307,7 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     private void flushNow() {
         HeldConnect completing;
+        ServerMessageImpl reply;
         List<ServerMessage> messages;
         synchronized (lock) {
             if (batchDepth > 0 || held == null || !due) {
@@ -345,9 +316,10 @@ final class ServerSessionImpl extends SessionCallbacks {
             completing = held;
             held = null;
             holdTimer.disarm();
-            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
+            reply = completing.reply();
+            messages = drain(reply, completing.carrier.maxResponseBytes());
         }
-        completeConnect(completing, messages);
+        completeConnect(completing, reply, messages);
     }
 
     /**
@@ -362,7 +334,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         // Listeners see a connect reply's empty queue too; with none, an empty queue needs no work (nor a deque).
         boolean always = connectReply != null && !deQueueListeners().isEmpty();
         List<ServerMessage> result = queue.take(maxBytes, always, leaving -> {
-            for (DeQueueListener listener : deQueueListeners().list()) {
+            for (DeQueueListener listener : deQueueListeners()) {
                 Callbacks.run(listener, () -> listener.deQueue(this, leaving, connectReply));
             }
         });
@@ -461,6 +433,7 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     private void holdTimedOut(long cycle) {
         HeldConnect completing;
+        ServerMessageImpl reply;
         List<ServerMessage> messages;
         synchronized (lock) {
             if (held == null || held.cycle != cycle) {
@@ -468,17 +441,18 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
             completing = held;
             held = null;
-            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
+            reply = completing.reply();
+            messages = drain(reply, completing.carrier.maxResponseBytes());
         }
-        completeConnect(completing, messages);
+        completeConnect(completing, reply, messages);
     }
 
-    private void completeConnect(HeldConnect connect, List<ServerMessage> messages) {
+    private void completeConnect(HeldConnect connect, ServerMessageImpl reply, List<ServerMessage> messages) {
         connect.carrier.holdEnded(this);
         synchronized (lock) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
-        server.sendReply(this, connect.reply, messages, connect.carrier);
+        server.sendReply(this, reply, messages, connect.carrier);
     }
 
     /**
@@ -573,8 +547,9 @@ final class ServerSessionImpl extends SessionCallbacks {
         }
         if (releasing != null) {
             releasing.carrier.holdEnded(this);
-            releasing.reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
-            server.sendReply(this, releasing.reply, first, releasing.carrier);
+            ServerMessageImpl reply = releasing.reply();
+            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
+            server.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.pushesWhileHeld()) {
             last.send(first);
         }
@@ -582,7 +557,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     }
 
     void notifyRemoved(ServerMessage message, boolean expired) {
-        for (SessionRemovedListener listener : removedListeners().list()) {
+        for (SessionRemovedListener listener : removedListeners()) {
             Callbacks.run(listener, () -> listener.removed(this, message, expired));
         }
     }

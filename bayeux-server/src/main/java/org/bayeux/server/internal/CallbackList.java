@@ -20,12 +20,8 @@ public final class CallbackList<T> {
      * @param callback the callback to add
      */
     public void add(T callback) {
-        Objects.requireNonNull(callback, "callback");
         synchronized (this) {
-            List<T> grown = new ArrayList<>(callbacks.size() + 1);
-            grown.addAll(callbacks);
-            grown.add(callback);
-            callbacks = List.copyOf(grown);
+            callbacks = with(callbacks, callback);
         }
     }
 
@@ -34,14 +30,7 @@ public final class CallbackList<T> {
      */
     public void remove(T callback) {
         synchronized (this) {
-            List<T> current = callbacks;
-            int index = current.indexOf(callback);
-            if (index < 0) {
-                return;
-            }
-            List<T> rest = new ArrayList<>(current);
-            rest.remove(index);
-            callbacks = List.copyOf(rest);
+            callbacks = without(callbacks, callback);
         }
     }
 
@@ -58,5 +47,40 @@ public final class CallbackList<T> {
     /** @return true if no callback was added, or all were removed */
     public boolean isEmpty() {
         return callbacks.isEmpty();
+    }
+
+    /**
+     * The copy-on-write step of {@link #add}, for owners that keep such lists in their own fields (a session keeps
+     * six, mostly empty: one field each instead of one object each).
+     *
+     * @param callbacks an unchangeable list of callbacks
+     * @param callback the callback to add
+     * @param <T> the callback type
+     * @return an unchangeable copy with the callback added last
+     */
+    public static <T> List<T> with(List<T> callbacks, T callback) {
+        Objects.requireNonNull(callback, "callback");
+        List<T> grown = new ArrayList<>(callbacks.size() + 1);
+        grown.addAll(callbacks);
+        grown.add(callback);
+        return List.copyOf(grown);
+    }
+
+    /**
+     * The copy-on-write step of {@link #remove}.
+     *
+     * @param callbacks an unchangeable list of callbacks
+     * @param callback the callback to remove (its first occurrence)
+     * @param <T> the callback type
+     * @return the same list if the callback is not in it, else an unchangeable copy without it
+     */
+    public static <T> List<T> without(List<T> callbacks, T callback) {
+        int index = callbacks.indexOf(callback);
+        if (index < 0) {
+            return callbacks;
+        }
+        List<T> rest = new ArrayList<>(callbacks);
+        rest.remove(index);
+        return List.copyOf(rest);
     }
 }
