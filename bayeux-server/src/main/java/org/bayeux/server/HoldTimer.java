@@ -65,7 +65,11 @@ final class HoldTimer {
     private void schedule(long now) {
         long scheduled = ++generation;
         wakeUpNanos = deadlineNanos;
-        task = scheduler.schedule(() -> wakeUp(scheduled), deadlineNanos - now, TimeUnit.NANOSECONDS);
+        // A Callable, not a Runnable: the executor would wrap a Runnable in one more object, kept while the task waits.
+        task = scheduler.schedule(() -> {
+            wakeUp(scheduled);
+            return null;
+        }, deadlineNanos - now, TimeUnit.NANOSECONDS);
     }
 
     private void wakeUp(long scheduled) {

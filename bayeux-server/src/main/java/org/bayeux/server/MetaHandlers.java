@@ -102,6 +102,7 @@ final class MetaHandlers {
     // ---- connect ---------------------------------------------------------------------------------------------
 
     CompletionStage<Outcome> connect(ServerSessionImpl session, ServerMessageImpl request, Carrier carrier, boolean alone) {
+        shareKnownStrings(request, session, carrier);
         ServerMessageImpl reply = Outcome.replyTo(request);
         Object type = request.get(Message.CONNECTION_TYPE_FIELD);
         if (type != null && !server.acceptsConnectionType(String.valueOf(type))) {
@@ -118,6 +119,27 @@ final class MetaHandlers {
             return CompletableFuture.completedFuture(Outcome.HELD);
         }
         return CompletableFuture.completedFuture(Outcome.reply(session, reply, outcome.messages));
+    }
+
+    /**
+     * A held connect keeps its request (its reply's associated message) until it completes, which for an idle client
+     * is most of the time: the request's channel, client id and connection type become the equal strings the server
+     * holds anyway, so that each idle session does not also keep the parsed copies (some 180 bytes).
+     */
+    private static void shareKnownStrings(ServerMessageImpl request, ServerSessionImpl session, Carrier carrier) {
+        if (request.isFrozen()) {
+            return;
+        }
+        if (Message.META_CONNECT.equals(request.get(Message.CHANNEL_FIELD))) {
+            request.put(Message.CHANNEL_FIELD, Message.META_CONNECT);
+        }
+        if (session.getId().equals(request.get(Message.CLIENT_ID_FIELD))) {
+            request.put(Message.CLIENT_ID_FIELD, session.getId());
+        }
+        String transport = carrier.transportName();
+        if (transport != null && transport.equals(request.get(Message.CONNECTION_TYPE_FIELD))) {
+            request.put(Message.CONNECTION_TYPE_FIELD, transport);
+        }
     }
 
     private static long requestedTimeout(ServerMessageImpl request) {

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
@@ -31,7 +30,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
-    private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet(2);
+    /** The channels subscribed to ({@link SubscriptionSets}); changed under {@code this}, read without a lock. */
+    private volatile Set<ServerChannelImpl> subscriptions = Set.of();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
@@ -42,7 +42,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     private HeldConnect held;
     private long holdCycle;
     private final HoldTimer holdTimer;
-    private final LazyFlushTimer lazyFlushTimer;
+    /** Made when the first lazy message is queued: most sessions never receive one. */
+    private LazyFlushTimer lazyFlushTimer;
     private int batchDepth;
     private boolean connectedOnce;
     private final ConnectAdvice advised = new ConnectAdvice();
@@ -59,7 +60,6 @@ final class ServerSessionImpl extends SessionCallbacks {
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
-        this.lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
         this.queue = new SessionQueue(server.getCodec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
@@ -124,11 +124,15 @@ final class ServerSessionImpl extends SessionCallbacks {
     }
 
     void subscribed(ServerChannelImpl channel) {
-        subscriptions.add(channel);
+        synchronized (this) {
+            subscriptions = SubscriptionSets.with(subscriptions, channel);
+        }
     }
 
     void unsubscribed(ServerChannelImpl channel) {
-        subscriptions.remove(channel);
+        synchronized (this) {
+            subscriptions = SubscriptionSets.without(subscriptions, channel);
+        }
     }
 
     Set<ServerChannelImpl> subscriptions() {
@@ -177,7 +181,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         if (message == null) {
             return false;
         }
-        for (SessionMessageListener listener : messageListeners().list()) {
+        for (SessionMessageListener listener : messageListeners()) {
             ServerMessage seen = message;
             if (!Callbacks.test(listener, () -> listener.onMessage(this, sender, seen), true)) {
                 return false;
@@ -211,6 +215,9 @@ final class ServerSessionImpl extends SessionCallbacks {
                 if (lazyDelayNanos == 0) {
                     due = true;
                 } else {
+                    if (lazyFlushTimer == null) {
+                        lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
+                    }
                     lazyFlushTimer.schedule(lazyDelayNanos);
                 }
                 wake = due && batchDepth == 0;
@@ -300,6 +307,7 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     private void flushNow() {
         HeldConnect completing;
+        ServerMessageImpl reply;
         List<ServerMessage> messages;
         synchronized (lock) {
             if (batchDepth > 0 || held == null || !due) {
@@ -308,9 +316,10 @@ final class ServerSessionImpl extends SessionCallbacks {
             completing = held;
             held = null;
             holdTimer.disarm();
-            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
+            reply = completing.reply();
+            messages = drain(reply, completing.carrier.maxResponseBytes());
         }
-        completeConnect(completing, messages);
+        completeConnect(completing, reply, messages);
     }
 
     /**
@@ -322,13 +331,15 @@ final class ServerSessionImpl extends SessionCallbacks {
      * @param maxBytes the most JSON bytes the carrier takes at once
      */
     private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
-        List<ServerMessage> result = queue.take(maxBytes, connectReply != null, leaving -> {
-            for (DeQueueListener listener : deQueueListeners().list()) {
+        // Listeners see a connect reply's empty queue too; with none, an empty queue needs no work (nor a deque).
+        boolean always = connectReply != null && !deQueueListeners().isEmpty();
+        List<ServerMessage> result = queue.take(maxBytes, always, leaving -> {
+            for (DeQueueListener listener : deQueueListeners()) {
                 Callbacks.run(listener, () -> listener.deQueue(this, leaving, connectReply));
             }
         });
         due = !queue.isEmpty();
-        if (!due) {
+        if (!due && lazyFlushTimer != null) {
             lazyFlushTimer.cancel();
         }
         return result;
@@ -422,6 +433,7 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     private void holdTimedOut(long cycle) {
         HeldConnect completing;
+        ServerMessageImpl reply;
         List<ServerMessage> messages;
         synchronized (lock) {
             if (held == null || held.cycle != cycle) {
@@ -429,17 +441,18 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
             completing = held;
             held = null;
-            messages = drain(completing.reply, completing.carrier.maxResponseBytes());
+            reply = completing.reply();
+            messages = drain(reply, completing.carrier.maxResponseBytes());
         }
-        completeConnect(completing, messages);
+        completeConnect(completing, reply, messages);
     }
 
-    private void completeConnect(HeldConnect connect, List<ServerMessage> messages) {
+    private void completeConnect(HeldConnect connect, ServerMessageImpl reply, List<ServerMessage> messages) {
         connect.carrier.holdEnded(this);
         synchronized (lock) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
-        server.sendReply(this, connect.reply, messages, connect.carrier);
+        server.sendReply(this, reply, messages, connect.carrier);
     }
 
     /**
@@ -519,7 +532,9 @@ final class ServerSessionImpl extends SessionCallbacks {
             held = null;
             holdTimer.stop();
             queue.clear();
-            lazyFlushTimer.cancel();
+            if (lazyFlushTimer != null) {
+                lazyFlushTimer.cancel();
+            }
             last = carrier;
         }
         List<ServerMessage> first = List.of();
@@ -532,8 +547,9 @@ final class ServerSessionImpl extends SessionCallbacks {
         }
         if (releasing != null) {
             releasing.carrier.holdEnded(this);
-            releasing.reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
-            server.sendReply(this, releasing.reply, first, releasing.carrier);
+            ServerMessageImpl reply = releasing.reply();
+            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
+            server.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.pushesWhileHeld()) {
             last.send(first);
         }
@@ -541,7 +557,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     }
 
     void notifyRemoved(ServerMessage message, boolean expired) {
-        for (SessionRemovedListener listener : removedListeners().list()) {
+        for (SessionRemovedListener listener : removedListeners()) {
             Callbacks.run(listener, () -> listener.removed(this, message, expired));
         }
     }

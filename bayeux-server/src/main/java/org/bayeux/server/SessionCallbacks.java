@@ -16,112 +16,134 @@ import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
 
 /**
- * The registration of a session's extensions and listeners, each kind in its own list, each list allocated on
- * first use, and the running of those that decide about a message on its way into the queue. Kept apart so that {@link ServerSessionImpl} holds only the session's life, queue and connects.
+ * The registration of a session's extensions and listeners, each kind in its own unchangeable list (the shared
+ * empty one until something is added, copied on each change), and the running of those that decide about a message on its way into the queue. Kept apart so that {@link ServerSessionImpl} holds only the session's life, queue and connects.
  */
 abstract class SessionCallbacks extends SessionSettings {
-    private final CallbackList<SessionExtension> extensions = new CallbackList<>();
-    private final CallbackList<QueueListener> queueListeners = new CallbackList<>();
-    private final CallbackList<DeQueueListener> deQueueListeners = new CallbackList<>();
-    private final CallbackList<MaxQueueListener> maxQueueListeners = new CallbackList<>();
-    private final CallbackList<SessionMessageListener> messageListeners = new CallbackList<>();
-    private final CallbackList<SessionRemovedListener> removedListeners = new CallbackList<>();
+    // Each an unchangeable list, replaced under this object's monitor (CallbackList.with/without): a session's six
+    // lists cost six fields, pointing to the shared empty list until something is added.
+    private volatile List<SessionExtension> extensions = List.of();
+    private volatile List<QueueListener> queueListeners = List.of();
+    private volatile List<DeQueueListener> deQueueListeners = List.of();
+    private volatile List<MaxQueueListener> maxQueueListeners = List.of();
+    private volatile List<SessionMessageListener> messageListeners = List.of();
+    private volatile List<SessionRemovedListener> removedListeners = List.of();
 
     SessionCallbacks(BayeuxServerConfig config) {
         super(config);
     }
 
     List<SessionExtension> extensionList() {
-        return extensions.list();
-    }
-
-    CallbackList<SessionExtension> extensions() {
         return extensions;
     }
 
-    CallbackList<QueueListener> queueListeners() {
+    List<QueueListener> queueListeners() {
         return queueListeners;
     }
 
-    CallbackList<DeQueueListener> deQueueListeners() {
+    List<DeQueueListener> deQueueListeners() {
         return deQueueListeners;
     }
 
-    CallbackList<MaxQueueListener> maxQueueListeners() {
+    List<MaxQueueListener> maxQueueListeners() {
         return maxQueueListeners;
     }
 
-    CallbackList<SessionMessageListener> messageListeners() {
+    List<SessionMessageListener> messageListeners() {
         return messageListeners;
     }
 
-    CallbackList<SessionRemovedListener> removedListeners() {
+    List<SessionRemovedListener> removedListeners() {
         return removedListeners;
     }
 
     @Override
     public void addExtension(SessionExtension extension) {
-        extensions.add(extension);
+        synchronized (this) {
+            extensions = CallbackList.with(extensions, extension);
+        }
     }
 
     @Override
     public void removeExtension(SessionExtension extension) {
-        extensions.remove(extension);
+        synchronized (this) {
+            extensions = CallbackList.without(extensions, extension);
+        }
     }
 
     @Override
     public List<SessionExtension> getExtensions() {
-        return extensions.snapshot();
+        return extensions;
     }
 
     @Override
     public void addQueueListener(QueueListener listener) {
-        queueListeners.add(listener);
+        synchronized (this) {
+            queueListeners = CallbackList.with(queueListeners, listener);
+        }
     }
 
     @Override
     public void removeQueueListener(QueueListener listener) {
-        queueListeners.remove(listener);
+        synchronized (this) {
+            queueListeners = CallbackList.without(queueListeners, listener);
+        }
     }
 
     @Override
     public void addDeQueueListener(DeQueueListener listener) {
-        deQueueListeners.add(listener);
+        synchronized (this) {
+            deQueueListeners = CallbackList.with(deQueueListeners, listener);
+        }
     }
 
     @Override
     public void removeDeQueueListener(DeQueueListener listener) {
-        deQueueListeners.remove(listener);
+        synchronized (this) {
+            deQueueListeners = CallbackList.without(deQueueListeners, listener);
+        }
     }
 
     @Override
     public void addMaxQueueListener(MaxQueueListener listener) {
-        maxQueueListeners.add(listener);
+        synchronized (this) {
+            maxQueueListeners = CallbackList.with(maxQueueListeners, listener);
+        }
     }
 
     @Override
     public void removeMaxQueueListener(MaxQueueListener listener) {
-        maxQueueListeners.remove(listener);
+        synchronized (this) {
+            maxQueueListeners = CallbackList.without(maxQueueListeners, listener);
+        }
     }
 
     @Override
     public void addMessageListener(SessionMessageListener listener) {
-        messageListeners.add(listener);
+        synchronized (this) {
+            messageListeners = CallbackList.with(messageListeners, listener);
+        }
     }
 
     @Override
     public void removeMessageListener(SessionMessageListener listener) {
-        messageListeners.remove(listener);
+        synchronized (this) {
+            messageListeners = CallbackList.without(messageListeners, listener);
+        }
     }
 
     @Override
     public void addRemovedListener(SessionRemovedListener listener) {
-        removedListeners.add(listener);
+        synchronized (this) {
+            removedListeners = CallbackList.with(removedListeners, listener);
+        }
     }
 
     @Override
     public void removeRemovedListener(SessionRemovedListener listener) {
-        removedListeners.remove(listener);
+        synchronized (this) {
+            removedListeners = CallbackList.without(removedListeners, listener);
+        }
     }
 
     // ---- running the callbacks that decide about a message -------------------------------------------------
@@ -133,7 +155,7 @@ abstract class SessionCallbacks extends SessionSettings {
      */
     ServerMessage applyOutgoingExtensions(ServerMessage message) {
         ServerMessage current = message;
-        for (SessionExtension extension : extensions().list()) {
+        for (SessionExtension extension : extensions) {
             ServerMessage input = current;
             ServerMessage[] output = {input};
             Callbacks.run(extension, () -> output[0] = extension.send(this, input));
@@ -150,7 +172,7 @@ abstract class SessionCallbacks extends SessionSettings {
 
     /** @return false if a {@link QueueListener} refused the message */
     boolean offerToQueueListeners(ServerSession sender, ServerMessage message) {
-        for (QueueListener listener : queueListeners().list()) {
+        for (QueueListener listener : queueListeners) {
             if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
                 return false;
             }
@@ -190,10 +212,10 @@ abstract class SessionCallbacks extends SessionSettings {
     Overflow resolveOverflow(SessionQueue pending, long backlog, int size, ServerSession sender, ServerMessage message,
             QueueLimitCounters counters) {
         counters.limitHit(pending.size() >= getMaxQueue());
-        if (!maxQueueListeners().isEmpty()) {
+        if (!maxQueueListeners.isEmpty()) {
             int before = pending.size();
             boolean queueIt = true;
-            for (MaxQueueListener listener : maxQueueListeners().list()) {
+            for (MaxQueueListener listener : maxQueueListeners) {
                 if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending.deque(), sender, message),
                         false)) {
                     queueIt = false;

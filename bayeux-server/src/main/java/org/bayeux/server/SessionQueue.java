@@ -132,6 +132,10 @@ final class SessionQueue {
      * @return the messages leaving, possibly none
      */
     List<ServerMessage> take(int maxBytes, boolean always, Consumer<ArrayDeque<ServerMessage>> beforeTaking) {
+        if (!always && isEmpty()) {
+            // Most connect replies of an idle session: no deque is made for them.
+            return List.of();
+        }
         ArrayDeque<ServerMessage> leaving = deque();
         ArrayDeque<ServerMessage> left = cutBeyond(maxBytes);
         if (always || !leaving.isEmpty()) {

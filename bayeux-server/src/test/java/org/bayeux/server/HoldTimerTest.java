@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +101,21 @@ class HoldTimerTest {
             tasks.add(command);
             delaysNanos.add(unit.toNanos(delay));
             ScheduledFuture<?> future = super.schedule(() -> { }, 1, TimeUnit.DAYS);
+            futures.add(future);
+            return future;
+        }
+
+        @Override
+        public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+            tasks.add(() -> {
+                try {
+                    callable.call();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            delaysNanos.add(unit.toNanos(delay));
+            ScheduledFuture<V> future = super.schedule(() -> null, 1, TimeUnit.DAYS);
             futures.add(future);
             return future;
         }

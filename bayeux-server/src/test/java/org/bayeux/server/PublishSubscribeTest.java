@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import org.bayeux.server.test.EngineHarness;
 import org.bayeux.server.test.TestClient;
@@ -44,6 +45,41 @@ class PublishSubscribeTest {
         assertThat(response.messages()).extracting(m -> m.get("channel")).containsExactly("/chat/a", "/meta/connect");
         Map<String, Object> delivery = response.messages().get(0);
         assertThat(delivery).containsEntry("data", Map.of("text", "hi")).doesNotContainKeys("clientId", "id", "successful");
+    }
+
+    @Test
+    void subscriptionsPastTheSmallSetsBoundAreAllKeptAndEachUnsubscribeCounts() {
+        TestClient a = connected();
+        ServerSessionImpl session = (ServerSessionImpl) engine.server().getSession(a.clientId());
+        int count = SubscriptionSets.FEW + 4;
+        for (int i = 0; i < count; i++) {
+            assertThat(a.subscribe("/many/" + i)).containsEntry("successful", true);
+            assertThat(session.getSubscriptions()).hasSize(i + 1);
+        }
+        a.subscribe("/many/0");
+        assertThat(session.getSubscriptions()).hasSize(count);
+        for (int i = 0; i < count; i += 2) {
+            assertThat(a.unsubscribe("/many/" + i)).containsEntry("successful", true);
+        }
+        assertThat(session.getSubscriptions()).extracting(channel -> channel.getId())
+                .containsExactlyInAnyOrder(IntStream.range(0, count).filter(i -> i % 2 == 1)
+                        .mapToObj(i -> "/many/" + i).toArray(String[]::new));
+        for (int i = 0; i < count; i++) {
+            TestResponse response = a.publish("/many/" + i, "{\"n\":" + i + "}");
+            assertThat(response.deliveries()).as("delivery on /many/%d", i).hasSize(i % 2);
+        }
+    }
+
+    @Test
+    void aFewSubscriptionsComeAndGoInTheSmallSet() {
+        TestClient a = connected();
+        ServerSessionImpl session = (ServerSessionImpl) engine.server().getSession(a.clientId());
+        a.subscribe("/few/a");
+        a.subscribe("/few/b");
+        a.unsubscribe("/few/a");
+        assertThat(session.getSubscriptions()).extracting(channel -> channel.getId()).containsExactly("/few/b");
+        assertThat(a.publish("/few/a", "1").deliveries()).isEmpty();
+        assertThat(a.publish("/few/b", "2").deliveries()).hasSize(1);
     }
 
     @Test

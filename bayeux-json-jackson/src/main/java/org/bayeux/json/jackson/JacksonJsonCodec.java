@@ -17,6 +17,7 @@ import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.core.util.BufferRecycler;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.json.MalformedJsonException;
@@ -72,6 +73,9 @@ public final class JacksonJsonCodec implements JsonCodec {
                 // One level above ours, so our own check (with its clearer message) always fires first.
                 .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxNestingDepth + 1).build())
                 .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(MAX_ENCODING_DEPTH).build())
+                // Buffers shared by the codec's calls, not one set per thread (Jackson's default): a server's pool
+                // grows to hundreds of threads while thousands of clients connect, and each kept some 30 KB after.
+                .recyclerPool(JsonRecyclerPools.newConcurrentDequePool())
                 .build();
         this.reader = new JacksonMessageReader(maxNestingDepth);
         this.writer = new JacksonValueWriter(MAX_ENCODING_DEPTH);

@@ -4,12 +4,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.ServerMessageImpl;
 
@@ -37,7 +39,8 @@ public final class SessionLimits {
     private final int maxPerCookie;
     private final int maxPerAddress;
     private final int handshakesPerSecond;
-    private final ConcurrentHashMap<String, AtomicInteger> perCookie = new ConcurrentHashMap<>();
+    /** Live sessions per cookie; small counts are cached {@code Integer}s, so an entry costs no counter object. */
+    private final ConcurrentHashMap<String, Integer> perCookie = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Address> perAddress = new ConcurrentHashMap<>();
     private final AtomicInteger admissions = new AtomicInteger();
     private final LongAdder refusedPerCookie = new LongAdder();
@@ -84,12 +87,12 @@ public final class SessionLimits {
         if (cookie != null && maxPerCookie >= 0) {
             boolean[] admitted = {false};
             perCookie.compute(cookie, (key, count) -> {
-                AtomicInteger current = count == null ? new AtomicInteger() : count;
-                if (current.get() < maxPerCookie) {
-                    current.incrementAndGet();
+                int current = count == null ? 0 : count;
+                if (current < maxPerCookie) {
                     admitted[0] = true;
+                    return current + 1;
                 }
-                return current.get() == 0 ? null : current;
+                return count;
             });
             if (!admitted[0]) {
                 refusedPerCookie.increment();
@@ -171,7 +174,7 @@ public final class SessionLimits {
 
     private void releaseCookie(String cookie) {
         if (cookie != null) {
-            perCookie.computeIfPresent(cookie, (key, count) -> count.decrementAndGet() <= 0 ? null : count);
+            perCookie.computeIfPresent(cookie, (key, count) -> count <= 1 ? null : count - 1);
         }
     }
 
@@ -199,12 +202,18 @@ public final class SessionLimits {
      * One admitted session-to-be: its slots are released once, when the session is removed or, if no session was
      * created, at once.
      */
-    public final class Admission {
+    public final class Admission implements SessionRemovedListener {
+        private static final AtomicIntegerFieldUpdater<Admission> RELEASED =
+                AtomicIntegerFieldUpdater.newUpdater(Admission.class, "released");
+        private static final AtomicIntegerFieldUpdater<Admission> BOUND =
+                AtomicIntegerFieldUpdater.newUpdater(Admission.class, "bound");
+
         private final String cookie;
         private final String address;
         private final String refusedToken;
-        private final AtomicBoolean released = new AtomicBoolean();
-        private final AtomicBoolean bound = new AtomicBoolean();
+        // 0 or 1, set once through the updaters: each session keeps its admission, so no AtomicBoolean objects.
+        private volatile int released;
+        private volatile int bound;
 
         private Admission(String cookie, String address, String refusedToken) {
             this.cookie = cookie;
@@ -247,10 +256,10 @@ public final class SessionLimits {
          * @param session the session
          */
         public void bind(ServerSession session) {
-            if (isRefused() || !bound.compareAndSet(false, true)) {
+            if (isRefused() || !BOUND.compareAndSet(this, 0, 1)) {
                 return;
             }
-            session.addRemovedListener((removed, message, expired) -> release());
+            session.addRemovedListener(this);
             if (!session.isHandshook()) {
                 // Removed before the listener was added.
                 release();
@@ -259,13 +268,19 @@ public final class SessionLimits {
 
         /** Releases the slots unless a session holds them ({@link #bind}). */
         public void releaseUnlessBound() {
-            if (!bound.get() && !isRefused()) {
+            if (bound == 0 && !isRefused()) {
                 release();
             }
         }
 
+        /** The session this admission was bound to was removed: its slots are released. */
+        @Override
+        public void removed(ServerSession session, ServerMessage message, boolean expired) {
+            release();
+        }
+
         private void release() {
-            if (released.compareAndSet(false, true)) {
+            if (RELEASED.compareAndSet(this, 0, 1)) {
                 releaseCookie(cookie);
                 releaseAddress(address);
             }

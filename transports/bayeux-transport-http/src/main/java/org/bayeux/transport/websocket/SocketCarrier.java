@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerMessage;
@@ -57,19 +58,25 @@ public final class SocketCarrier implements Carrier {
     private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** A close frame holds at most 125 bytes, 2 of them the code; stay well below. */
     private static final int MAX_REASON_LENGTH = 100;
+    /** Sets {@link #stallCheckArmed}: one int in each carrier rather than an AtomicBoolean object. */
+    private static final AtomicIntegerFieldUpdater<SocketCarrier> STALL_CHECK_ARMED =
+            AtomicIntegerFieldUpdater.newUpdater(SocketCarrier.class, "stallCheckArmed");
 
     private final SocketTransport transport;
     private final BayeuxServerImpl engine;
     // Guarded by this.
-    private final List<ServerSession> attached = new ArrayList<>(1);
+    /** Replaced, never changed: usually one session, which an immutable list holds in a few bytes. */
+    private List<ServerSession> attached = List.of();
     private boolean ended;
     private boolean opened;
     // Set once a session was attached: a successful handshake or connect on this socket.
     private boolean carriedSession;
+    /** The pending {@code wsHandshakeTimeout} check, cancelled once a session is attached or the socket ends. */
+    private ScheduledFuture<?> handshakeCheck;
     private volatile SocketPeer peer;
     private volatile TextWriteQueue writes;
-    /** A write-stall check is scheduled, or about to be. */
-    private final AtomicBoolean stallCheckArmed = new AtomicBoolean();
+    /** 1 while a write-stall check is scheduled, or about to be ({@link #STALL_CHECK_ARMED}). */
+    private volatile int stallCheckArmed;
     /** The browser cookie of the upgrade request, when it may vouch for sessions (see {@link #setBrowserId}). */
     private volatile String browserId;
     /** The upgrade came without a cookie and its response set {@link #browserId}: it proves nothing yet. */
@@ -179,19 +186,38 @@ public final class SocketCarrier implements Carrier {
             engine.bindToBrowser(session, browserId);
         }
         transport.adoptions().carriedBySocket(session);
+        boolean carried;
+        ScheduledFuture<?> check = null;
         synchronized (this) {
-            if (!ended) {
-                // Sessions that ended stay referenced until the socket closes; drop them as new ones come.
-                attached.removeIf(old -> !old.isHandshook());
-                if (!attached.contains(session)) {
-                    attached.add(session);
+            carried = !ended;
+            if (carried) {
+                // Sessions that ended stay referenced until the socket closes; drop them as new ones come. The
+                // usual case, each connect of the socket's one session, changes nothing.
+                if (attached.size() != 1 || attached.get(0) != session) {
+                    List<ServerSession> kept = new ArrayList<>(attached.size() + 1);
+                    for (ServerSession old : attached) {
+                        if (old.isHandshook()) {
+                            kept.add(old);
+                        }
+                    }
+                    if (!kept.contains(session)) {
+                        kept.add(session);
+                    }
+                    attached = List.copyOf(kept);
                 }
                 carriedSession = true;
-                return;
+                check = handshakeCheck;
+                handshakeCheck = null;
             }
         }
-        // The socket died while the engine was processing a batch from it.
-        transport.execute(() -> engine.carrierFailed(session, this));
+        if (check != null) {
+            // It would find the socket carrying a session and do nothing: free it now rather than after the wait.
+            check.cancel(false);
+        }
+        if (!carried) {
+            // The socket died while the engine was processing a batch from it.
+            transport.execute(() -> engine.carrierFailed(session, this));
+        }
     }
 
     // ---- socket events, from the adapter ---------------------------------------------------------------------
@@ -240,12 +266,21 @@ public final class SocketCarrier implements Carrier {
         transport.opened();
         // Weakly: a socket that closes early must not be kept in memory until the check comes.
         WeakReference<SocketCarrier> self = new WeakReference<>(this);
-        transport.afterHandshakeTimeout(() -> {
+        ScheduledFuture<?> check = transport.afterHandshakeTimeout(() -> {
             SocketCarrier carrier = self.get();
             if (carrier != null) {
                 carrier.closeUnlessCarryingASession();
             }
         });
+        synchronized (this) {
+            if (!ended && !carriedSession) {
+                handshakeCheck = check;
+                return;
+            }
+        }
+        if (check != null) {
+            check.cancel(false);
+        }
     }
 
     /** A socket that never completed a handshake costs a connection and buffers for nothing: it is closed. */
@@ -345,7 +380,7 @@ public final class SocketCarrier implements Carrier {
     // ---- write stalls ----------------------------------------------------------------------------------------
 
     private void watchForStall() {
-        if (!stallCheckArmed.get() && stallCheckArmed.compareAndSet(false, true)) {
+        if (stallCheckArmed == 0 && STALL_CHECK_ARMED.compareAndSet(this, 0, 1)) {
             scheduleStallCheck(transport.writeStallTimeout().toNanos());
         }
     }
@@ -353,7 +388,7 @@ public final class SocketCarrier implements Carrier {
     private void scheduleStallCheck(long delayNanos) {
         if (engine.schedule(this::checkStall, Duration.ofNanos(delayNanos)) == null) {
             // The engine has stopped; so is the transport.
-            stallCheckArmed.set(false);
+            stallCheckArmed = 0;
         }
     }
 
@@ -362,7 +397,7 @@ public final class SocketCarrier implements Carrier {
         TextWriteQueue current = writes;
         long busySince = current == null || isEnded() ? -1 : current.busySinceNanos();
         if (busySince < 0) {
-            stallCheckArmed.set(false);
+            stallCheckArmed = 0;
             // A write that came between the look and the reset found the check armed: watch for it now.
             if (current != null && !isEnded() && current.busySinceNanos() >= 0) {
                 watchForStall();
@@ -420,14 +455,20 @@ public final class SocketCarrier implements Carrier {
     private void end() {
         List<ServerSession> sessions;
         boolean counted;
+        ScheduledFuture<?> check;
         synchronized (this) {
             if (ended) {
                 return;
             }
             ended = true;
             counted = opened;
-            sessions = List.copyOf(attached);
-            attached.clear();
+            sessions = attached;
+            attached = List.of();
+            check = handshakeCheck;
+            handshakeCheck = null;
+        }
+        if (check != null) {
+            check.cancel(false);
         }
         TextWriteQueue current = writes;
         if (current != null) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -209,13 +210,15 @@ public final class SocketTransport {
      * nothing.
      *
      * @param check the check, run on the executor
+     * @return the scheduled check, for the socket to cancel once it carries a session (so that thousands of sockets
+     *         opened within {@code wsHandshakeTimeout} do not keep as many tasks in memory), or null if none
      */
-    void afterHandshakeTimeout(Runnable check) {
+    ScheduledFuture<?> afterHandshakeTimeout(Runnable check) {
         if (handshakeTimeout.isZero()) {
-            return;
+            return null;
         }
         // On the engine's one timer thread, handed to the transport's executor since closing a socket may block.
-        engine.schedule(() -> execute(check), handshakeTimeout);
+        return engine.schedule(() -> execute(check), handshakeTimeout);
     }
 
     /** @return {@code wsHandshakeTimeout} */

@@ -33,7 +33,8 @@ final class TextWriteQueue {
     /** The completion of every send: one object for the queue's life rather than one per send. */
     private final Consumer<Throwable> sentCallback = this::sent;
     // Guarded by this.
-    private final ArrayDeque<byte[]> pending = new ArrayDeque<>();
+    /** Small at first (an idle socket's is empty; ArrayDeque's default takes 88 bytes); grows with a backlog. */
+    private final ArrayDeque<byte[]> pending = new ArrayDeque<>(2);
     /** Pushes of the engine waiting for the backlog to shrink; one per session at most. */
     private List<Runnable> waiting;
     private boolean abandoned;

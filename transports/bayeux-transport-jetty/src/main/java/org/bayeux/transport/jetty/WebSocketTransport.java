@@ -57,6 +57,7 @@ final class WebSocketTransport {
     private final SocketTransport sockets;
     private final Set<JettySocket> open = ConcurrentHashMap.newKeySet();
     private final Handshaker handshaker = Handshaker.newInstance();
+    private final SharedUriRequest.Cache upgradeUris = new SharedUriRequest.Cache();
     private volatile WebSocketComponents components;
     private volatile Executor executor;
     private volatile Duration idleTimeout;
@@ -173,7 +174,9 @@ final class WebSocketTransport {
             return true;
         }
         try {
-            return handshaker.upgradeRequest(negotiator, request, response, callback, current, null);
+            // Jetty keeps the upgrade's URI for each socket: sockets that upgraded at the same URI share one.
+            return handshaker.upgradeRequest(negotiator, new SharedUriRequest(request, upgradeUris), response, callback,
+                    current, null);
         } catch (RuntimeException failure) {
             LOG.debug("WebSocket upgrade failed", failure);
             Response.writeError(request, response, callback, failure);
