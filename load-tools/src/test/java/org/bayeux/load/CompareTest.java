@@ -79,4 +79,39 @@ class CompareTest {
         assertThat((Map<String, Object>) floor.get("serverAfter")).containsEntry("server", "floor");
         assertThat((Map<String, Object>) floor.get("configuration")).containsEntry("client", "raw");
     }
+
+    /** The floor and ours only; each run also reports the server's CPU from the first publish and its resident set. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void withoutCometDTheFloorAndOursAreCompared() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = CompareMain.run(new String[] {"--rounds", "1", "--floor", "--without-cometd", "--output",
+            output.toString(), "--server-java-opts", "-Xmx256m", "--client", "raw", "--transport", "websocket",
+            "--clients", "10", "--rooms", "2", "--rooms-per-client", "1", "--publishers", "1", "--rate", "100",
+            "--ramp-up", "200ms", "--warm-up", "200ms", "--duration", "1s", "--quiet"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(exit).as("exit code; stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
+        Map<String, Object> comparison = new ObjectMapper().readValue(output.resolve("comparison.json").toFile(),
+                Map.class);
+        Map<String, Map<String, Object>> medians = (Map<String, Map<String, Object>>) comparison.get("medians");
+        assertThat(medians).containsOnlyKeys("floor", "bayeux");
+        medians.values().forEach(server -> assertThat(server).containsKey("serverLoadCpuSeconds"));
+        assertThat((Map<String, Object>) comparison.get("ratios")).containsKeys("bayeux/floor p99",
+                "bayeux/floor serverLoadCpuSeconds").doesNotContainKey("cometd/bayeux p99");
+        Map<String, Object> ours = new ObjectMapper().readValue(
+                output.resolve("round-1").resolve("bayeux").resolve("result.json").toFile(), Map.class);
+        assertThat((Map<String, Object>) ours.get("serverBefore")).containsKeys("processCpuSeconds", "rssBytes");
+    }
+
+    @Test
+    void withoutCometDNeedsTheFloor() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = CompareMain.run(new String[] {"--without-cometd", "--clients", "10"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).isEqualTo(LoadMain.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--without-cometd needs --floor");
+    }
 }
