@@ -57,15 +57,7 @@ class CompareTest {
     @Test
     @SuppressWarnings("unchecked")
     void withTheFloorEachServerIsAlsoComparedWithTheFloor() throws Exception {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = CompareMain.run(new String[] {"--rounds", "1", "--floor", "--output", output.toString(),
-            "--server-java-opts", "-Xmx256m", "--client", "raw", "--transport", "websocket", "--clients", "10",
-            "--rooms", "2", "--rooms-per-client", "1", "--publishers", "1", "--rate", "100", "--ramp-up", "200ms",
-            "--warm-up", "200ms", "--duration", "1s", "--quiet"},
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-
-        assertThat(exit).as("exit code; stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
+        runOneRoundWithTheFloor();
         Map<String, Object> comparison = new ObjectMapper().readValue(output.resolve("comparison.json").toFile(),
                 Map.class);
         Map<String, Map<String, Object>> medians = (Map<String, Map<String, Object>>) comparison.get("medians");
@@ -84,15 +76,7 @@ class CompareTest {
     @Test
     @SuppressWarnings("unchecked")
     void withoutCometDTheFloorAndOursAreCompared() throws Exception {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = CompareMain.run(new String[] {"--rounds", "1", "--floor", "--without-cometd", "--output",
-            output.toString(), "--server-java-opts", "-Xmx256m", "--client", "raw", "--transport", "websocket",
-            "--clients", "10", "--rooms", "2", "--rooms-per-client", "1", "--publishers", "1", "--rate", "100",
-            "--ramp-up", "200ms", "--warm-up", "200ms", "--duration", "1s", "--quiet"},
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-
-        assertThat(exit).as("exit code; stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
+        runOneRoundWithTheFloor("--without-cometd");
         Map<String, Object> comparison = new ObjectMapper().readValue(output.resolve("comparison.json").toFile(),
                 Map.class);
         Map<String, Map<String, Object>> medians = (Map<String, Map<String, Object>>) comparison.get("medians");
@@ -113,5 +97,20 @@ class CompareTest {
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(exit).isEqualTo(LoadMain.USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--without-cometd needs --floor");
+    }
+
+    /** One small round of the raw client with the floor server, which must complete. */
+    private void runOneRoundWithTheFloor(String... more) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--rounds", "1", "--floor"));
+        args.addAll(java.util.List.of(more));
+        args.addAll(java.util.List.of("--output", output.toString(), "--server-java-opts", "-Xmx256m", "--client",
+                "raw", "--transport", "websocket", "--clients", "10", "--rooms", "2", "--rooms-per-client", "1",
+                "--publishers", "1", "--rate", "100", "--ramp-up", "200ms", "--warm-up", "200ms", "--duration", "1s",
+                "--quiet"));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = CompareMain.run(args.toArray(String[]::new),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).as("exit code; stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
     }
 }
