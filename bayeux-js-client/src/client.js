@@ -1,8 +1,10 @@
-// The public API of the client. The layers below it: session.js (the state machine: handshake, connect, back-off,
-// disconnect) and message-path.js (messages out and in).
+// The public API of the client, a facade over three parts it makes and holds: the context (context.js: the
+// configuration, timers, log), the session (session.js: the state machine: handshake, connect, back-off, disconnect)
+// and the message path the session owns (message-path.js: messages out and in).
 
 import { isMeta, isService, isValidChannel } from './channels.js';
 import { DEFAULTS, Status } from './defaults.js';
+import { ClientContext } from './context.js';
 import { CallbackContext, callSafely } from './dispatcher.js';
 import { Session } from './session.js';
 import { CallbackPollingTransport } from './transports/callback-polling.js';
@@ -54,10 +56,27 @@ export class ListenerHandle {
  * A Bayeux client: `handshake()`, then `subscribe()`, `publish()`, `remoteCall()`; it stays connected (reconnecting,
  * re-handshaking and re-subscribing as the network and the server require) until `disconnect()`.
  */
-export class BayeuxClient extends Session {
+export class BayeuxClient {
   /** @param {string | object} [config] the endpoint URL, or a configuration (see `configure`) */
   constructor(config) {
-    super();
+    /**
+     * The configuration, timers and log shared by the parts.
+     *
+     * @private
+     */
+    this.context = new ClientContext(this);
+    /**
+     * The state machine.
+     *
+     * @private
+     */
+    this.session = new Session(this.context);
+    /**
+     * Messages out and in: requests, replies, subscriptions, listeners, extensions, transports.
+     *
+     * @private
+     */
+    this.path = this.session.path;
     if (config !== undefined) {
       this.configure(config);
     }
@@ -72,8 +91,8 @@ export class BayeuxClient extends Session {
    * @returns {this}
    */
   configure(config) {
-    if (this.status !== Status.DISCONNECTED) {
-      throw new Error(`configure() needs a disconnected client; this one is ${this.status}`);
+    if (this.session.status !== Status.DISCONNECTED) {
+      throw new Error(`configure() needs a disconnected client; this one is ${this.session.status}`);
     }
     const options = typeof config === 'string' ? { url: config } : { ...config };
     if (config === null || typeof options !== 'object') {
@@ -84,16 +103,16 @@ export class BayeuxClient extends Session {
         throw new TypeError(`Unknown option '${key}'`);
       }
       if (value !== undefined) {
-        /** @type {Record<string, unknown>} */ (this.config)[key] = value;
+        /** @type {Record<string, unknown>} */ (this.context.config)[key] = value;
       }
     }
-    if (typeof this.config.url !== 'string') {
+    if (typeof this.context.config.url !== 'string') {
       throw new TypeError('The url option must be a string');
     }
-    if (!Array.isArray(this.config.transports) || this.config.transports.length === 0) {
+    if (!Array.isArray(this.context.config.transports) || this.context.config.transports.length === 0) {
       throw new TypeError('The transports option must list at least one transport');
     }
-    this.transports = this.buildTransports();
+    this.path.transports = buildTransports(this.context.config.transports, this.path.host);
     return this;
   }
 
@@ -109,57 +128,41 @@ export class BayeuxClient extends Session {
     return this.handshake(props);
   }
 
-  buildTransports() {
-    /** @type {Record<string, new (host: any) => import('./transports/transport.js').Transport>} */
-    const known = {
-      websocket: WebSocketTransport,
-      'long-polling': LongPollingTransport,
-      'callback-polling': CallbackPollingTransport,
-    };
-    return this.config.transports.map((name) => {
-      const Type = known[name];
-      if (!Type) {
-        throw new TypeError(`Unknown transport '${name}'; known: ${Object.keys(known).join(', ')}`);
-      }
-      return new Type(this.host);
-    });
-  }
-
   // ------------------------------------------------------------------------------------------------- accessors
 
   /** @returns {string} one of the `Status` values */
   getStatus() {
-    return this.status;
+    return this.session.status;
   }
 
   /** @returns {boolean} */
   isDisconnected() {
-    return this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING;
+    return this.session.status === Status.DISCONNECTED || this.session.status === Status.DISCONNECTING;
   }
 
   /** @returns {string | null} the session id, once handshaken */
   getClientId() {
-    return this.clientId;
+    return this.session.clientId;
   }
 
   /** @returns {string | null} the transport in use, or null before the first handshake */
   getTransport() {
-    return this.transport ? this.transport.name : null;
+    return this.path.transport ? this.path.transport.name : null;
   }
 
   /** @returns {string} */
   getURL() {
-    return this.config.url;
+    return this.context.config.url;
   }
 
   /** @returns {object} a copy of the last advice received, over the defaults */
   getAdvice() {
-    return { ...this.advice };
+    return { ...this.session.advice };
   }
 
   /** @returns {object} a copy of the configuration */
   getConfiguration() {
-    return { ...this.config };
+    return { ...this.context.config };
   }
 
   /**
@@ -170,8 +173,33 @@ export class BayeuxClient extends Session {
     if (typeof listener !== 'function') {
       throw new TypeError('addStatusListener() takes a function');
     }
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    this.session.statusListeners.add(listener);
+    return () => this.session.statusListeners.delete(listener);
+  }
+
+  // ------------------------------------------------------------------------------------ session (session.js)
+
+  /**
+   * Starts a session. The client then connects, and keeps reconnecting and re-handshaking as the server advises,
+   * until `disconnect()` or advice `reconnect:"none"`.
+   *
+   * @param {object | ((reply: object) => void)} [props] fields to add to the handshake message (e.g. `ext`)
+   * @param {(reply: object) => void} [callback] called with the first handshake reply
+   * @returns {Promise<object>} resolves with the first handshake reply, successful or not
+   */
+  handshake(props, callback) {
+    return this.session.handshake(props, callback);
+  }
+
+  /**
+   * Ends the session. Subscriptions are forgotten; listeners added with `addListener` stay.
+   *
+   * @param {object | ((reply: object) => void)} [props] fields to add to the disconnect message
+   * @param {(reply: object) => void} [callback]
+   * @returns {Promise<object>} resolves with the disconnect reply (or a local one when there was no session)
+   */
+  disconnect(props, callback) {
+    return this.session.disconnect(props, callback);
   }
 
   // ------------------------------------------------------------------------------------- subscribe and publish
@@ -199,17 +227,17 @@ export class BayeuxClient extends Session {
     }
     const subscription = new Subscription(this, channel, listener);
     const message = { ...props, channel: '/meta/subscribe', subscription: channel };
-    if (this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING) {
-      subscription.ready = this.settleLocally(message, callback, 'disconnected');
+    if (this.session.status === Status.DISCONNECTED || this.session.status === Status.DISCONNECTING) {
+      subscription.ready = this.path.settleLocally(message, callback, 'disconnected');
       return subscription;
     }
-    const first = this.subscriptions.add(subscription);
+    const first = this.path.subscriptions.add(subscription);
     if (!first) {
       // The server already has this channel for the session: nothing to send.
-      subscription.ready = this.settleLocally(message, callback, null);
+      subscription.ready = this.path.settleLocally(message, callback, null);
       return subscription;
     }
-    subscription.ready = this.request(message, { kind: 'subscribe', message, subscription }, callback);
+    subscription.ready = this.path.request(message, { kind: 'subscribe', message, subscription }, callback);
     return subscription;
   }
 
@@ -228,17 +256,18 @@ export class BayeuxClient extends Session {
       throw new TypeError('unsubscribe() takes a subscription returned by subscribe()');
     }
     const message = { ...props, channel: '/meta/unsubscribe', subscription: subscription.channel };
-    const wasActive = this.subscriptions.has(subscription);
-    const last = this.subscriptions.remove(subscription);
-    if (!wasActive || !last || this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING) {
-      return this.settleLocally(message, callback, null);
+    const wasActive = this.path.subscriptions.has(subscription);
+    const last = this.path.subscriptions.remove(subscription);
+    if (!wasActive || !last || this.session.status === Status.DISCONNECTED
+        || this.session.status === Status.DISCONNECTING) {
+      return this.path.settleLocally(message, callback, null);
     }
-    return this.request(message, { kind: 'unsubscribe', message }, callback);
+    return this.path.request(message, { kind: 'unsubscribe', message }, callback);
   }
 
   /** Forgets every subscription locally, sending nothing (the server drops them with the session). */
   clearSubscriptions() {
-    this.subscriptions.clear();
+    this.path.subscriptions.clear();
   }
 
   /**
@@ -259,7 +288,7 @@ export class BayeuxClient extends Session {
       throw new TypeError(`Cannot publish to '${channel}'`);
     }
     const message = { ...props, channel, data: data === undefined ? null : data };
-    return this.request(message, { kind: 'publish', message }, callback);
+    return this.path.request(message, { kind: 'publish', message }, callback);
   }
 
   /**
@@ -312,16 +341,17 @@ export class BayeuxClient extends Session {
     if (!isValidChannel(channel, false)) {
       throw new TypeError(`Cannot call '${target}'`);
     }
-    const wait = typeof timeout === 'number' && timeout > 0 ? timeout : this.config.maxNetworkDelay;
+    const wait = typeof timeout === 'number' && timeout > 0 ? timeout : this.context.config.maxNetworkDelay;
     const message = { ...props, channel, data: data === undefined ? null : data };
-    /** @type {PendingRequest} */
+    const path = this.path;
+    /** @type {import('./message-path.js').PendingRequest} */
     const request = { kind: 'call', message };
-    const promise = this.request(message, request, callback);
-    if (this.pending.get(message.id) === request) {
-      request.timer = this.ensureScheduler().setTimeout(() => {
-        if (this.pending.get(message.id) === request) {
-          this.pending.delete(message.id);
-          this.finish(request, { ...this.localFailure(message, `no answer within ${wait} ms`), error: '406::timeout' });
+    const promise = path.request(message, request, callback);
+    if (path.pending.get(message.id) === request) {
+      request.timer = this.context.ensureScheduler().setTimeout(() => {
+        if (path.pending.get(message.id) === request) {
+          path.pending.delete(message.id);
+          path.finish(request, { ...path.localFailure(message, `no answer within ${wait} ms`), error: '406::timeout' });
         }
       }, wait);
     }
@@ -332,17 +362,17 @@ export class BayeuxClient extends Session {
 
   /** Holds messages until the matching `endBatch()`, then sends them together. */
   startBatch() {
-    this.batchDepth++;
+    this.path.batchDepth++;
   }
 
   /** Ends a batch started by `startBatch()`; the outermost one sends the messages. */
   endBatch() {
-    if (this.batchDepth === 0) {
+    if (this.path.batchDepth === 0) {
       throw new Error('endBatch() without startBatch()');
     }
-    this.batchDepth--;
-    if (this.batchDepth === 0) {
-      this.flushOutbox();
+    this.path.batchDepth--;
+    if (this.path.batchDepth === 0) {
+      this.path.flushOutbox();
     }
   }
 
@@ -380,19 +410,29 @@ export class BayeuxClient extends Session {
       throw new TypeError('addListener() needs a listener function');
     }
     const handle = new ListenerHandle(channel, listener);
-    this.listeners.add(handle);
+    this.path.listeners.add(handle);
     return handle;
   }
 
   /** @param {ListenerHandle} handle @returns {boolean} whether it was there */
   removeListener(handle) {
-    const present = this.listeners.has(handle);
-    this.listeners.remove(handle);
+    const present = this.path.listeners.has(handle);
+    this.path.listeners.remove(handle);
     return present;
   }
 
   clearListeners() {
-    this.listeners.clear();
+    this.path.listeners.clear();
+  }
+
+  /**
+   * Processes one message from the server (or made locally), after the incoming extensions: for a custom transport
+   * or an extension that feeds messages in.
+   *
+   * @param {object} message
+   */
+  receive(message) {
+    this.path.receive(message);
   }
 
   // ------------------------------------------------------------------------------------------------ extensions
@@ -406,28 +446,49 @@ export class BayeuxClient extends Session {
     if (typeof name !== 'string' || !extension || typeof extension !== 'object') {
       throw new TypeError('registerExtension() takes a name and an extension object');
     }
-    if (!this.extensions.add(name, extension)) {
-      this.log('warn', `An extension named '${name}' is already registered`);
+    if (!this.path.extensions.add(name, extension)) {
+      this.context.log('warn', `An extension named '${name}' is already registered`);
       return false;
     }
-    callSafely(this.report, extension.registered?.bind(extension), new CallbackContext('extension', name), name, this);
+    callSafely(this.context.report, extension.registered?.bind(extension), new CallbackContext('extension', name), name, this);
     return true;
   }
 
   /** @param {string} name @returns {boolean} whether it was registered */
   unregisterExtension(name) {
-    const extension = this.extensions.remove(name);
+    const extension = this.path.extensions.remove(name);
     if (!extension) {
       return false;
     }
-    callSafely(this.report, extension.unregistered?.bind(extension), new CallbackContext('extension', name));
+    callSafely(this.context.report, extension.unregistered?.bind(extension), new CallbackContext('extension', name));
     return true;
   }
 
   /** @param {string} name @returns {object | undefined} */
   getExtension(name) {
-    return this.extensions.get(name);
+    return this.path.extensions.get(name);
   }
+}
+
+/**
+ * @param {string[]} names the `transports` option
+ * @param {import('./transports/transport.js').TransportHost} host
+ * @returns {import('./transports/transport.js').Transport[]}
+ */
+function buildTransports(names, host) {
+  /** @type {Record<string, new (host: any) => import('./transports/transport.js').Transport>} */
+  const known = {
+    websocket: WebSocketTransport,
+    'long-polling': LongPollingTransport,
+    'callback-polling': CallbackPollingTransport,
+  };
+  return names.map((name) => {
+    const Type = known[name];
+    if (!Type) {
+      throw new TypeError(`Unknown transport '${name}'; known: ${Object.keys(known).join(', ')}`);
+    }
+    return new Type(host);
+  });
 }
 
 /** @param {string} target @returns {string} */

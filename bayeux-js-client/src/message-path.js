@@ -1,15 +1,13 @@
 // The path of messages: out (requests waiting for a session or a batch, extensions, the transport, the fall-back
 // from a WebSocket that never worked) and in (replies to requests, deliveries to subscriptions and listeners). The
-// session layer above it (session.js) decides when to handshake and connect; the public API is in client.js.
+// session (session.js) owns this path and decides when to handshake and connect; the replies that drive its state
+// go back to it through `SessionControl`. The public API is in client.js.
 
 import { isMeta } from './channels.js';
-import { DEFAULT_ADVICE, DEFAULTS, Status, numberOr } from './defaults.js';
+import { Status } from './defaults.js';
 import { CallbackContext, ChannelRegistry, callSafely } from './dispatcher.js';
 import { ExtensionChain } from './extension-chain.js';
-import { createScheduler } from './scheduler.js';
 import { TransportError } from './transports/transport.js';
-
-const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 
 /**
  * A request waiting for its reply.
@@ -23,14 +21,30 @@ const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
  * @property {unknown} [timer]
  */
 
-/** The lowest layer of the client; see BayeuxClient for the API. */
+/**
+ * What the message path needs of the session that owns it: its state, and the replies (and lost messages) that
+ * drive it.
+ *
+ * @typedef {object} SessionControl
+ * @property {string} status one of the `Status` values
+ * @property {string | null} clientId the session id, once handshaken
+ * @property {(advice: object) => void} updateAdvice takes the advice of a /meta/handshake or /meta/connect reply
+ * @property {(reply: object) => void} onHandshakeReply
+ * @property {(reply: object) => void} onConnectReply
+ * @property {(reply: object) => void} onDisconnectReply any /meta/disconnect reply, asked for or not
+ * @property {(message: object) => void} resend sends again a handshake or connect lost with a transport given up
+ * @property {(channel: string) => void} resubscribeLater a re-subscription lost with its connection, not refused
+ */
+
+/** Messages out and in, below the session; see BayeuxClient for the API. */
 export class MessagePath {
-  constructor() {
-    this.config = { ...DEFAULTS };
-    this.status = Status.DISCONNECTED;
-    /** @type {string | null} */
-    this.clientId = null;
-    this.advice = { ...DEFAULT_ADVICE };
+  /**
+   * @param {import('./context.js').ClientContext} context
+   * @param {SessionControl} session
+   */
+  constructor(context, session) {
+    this.context = context;
+    this.session = session;
     this.nextId = 0;
     this.batchDepth = 0;
     /** Messages waiting for a session or for a batch to end. @type {object[]} */
@@ -39,8 +53,7 @@ export class MessagePath {
     this.pending = new Map();
     this.subscriptions = new ChannelRegistry('subscription');
     this.listeners = new ChannelRegistry('listener');
-    this.report = (/** @type {unknown} */ error, /** @type {CallbackContext} */ context) =>
-      this.reportListenerException(error, context);
+    this.report = context.report;
     this.extensions = new ExtensionChain(this.report);
     /** @type {import('./transports/transport.js').Transport[]} */
     this.transports = [];
@@ -50,29 +63,19 @@ export class MessagePath {
     this.failedTransports = new Set();
     /** Transports the server offered in its last handshake reply. @type {string[] | null} */
     this.offeredByServer = null;
-    /** @type {import('./scheduler.js').Scheduler | null} */
-    this.scheduler = null;
-    const client = this;
+    const path = this;
     /** What the transports may ask of the client. @type {import('./transports/transport.js').TransportHost} */
     this.host = {
-      url: () => client.config.url,
-      receive: (batch) => client.receiveBatch(/** @type {object[]} */ (batch)),
+      url: () => context.config.url,
+      receive: (batch) => path.receiveBatch(/** @type {object[]} */ (batch)),
       get scheduler() {
-        return client.ensureScheduler();
+        return context.ensureScheduler();
       },
       get config() {
-        return client.config;
+        return context.config;
       },
-      log: (level, ...args) => client.log(level, ...args),
+      log: (level, ...args) => context.log(level, ...args),
     };
-  }
-
-  ensureScheduler() {
-    if (!this.scheduler) {
-      this.scheduler = createScheduler(this.config.useWorkerTimers,
-        (text, error) => this.log('info', text, error ?? ''));
-    }
-    return this.scheduler;
   }
 
   /** @returns {import('./transports/transport.js').Transport[]} available transports, in preference order */
@@ -101,14 +104,14 @@ export class MessagePath {
         callSafely(this.report, callback, new CallbackContext('callback', message.channel, reply), reply);
         resolve(reply);
       };
-      if (this.status === Status.DISCONNECTED || this.status === Status.DISCONNECTING) {
+      if (this.session.status === Status.DISCONNECTED || this.session.status === Status.DISCONNECTING) {
         this.finish(request, this.localFailure(message, 'disconnected'));
         return;
       }
       // Bounded memory: an application that publishes faster than the network carries gets failures, not a heap
       // that grows until the tab dies.
-      if (this.pending.size >= this.config.maxPendingMessages) {
-        this.finish(request, this.localFailure(message, `more than ${this.config.maxPendingMessages} messages waiting`));
+      if (this.pending.size >= this.context.config.maxPendingMessages) {
+        this.finish(request, this.localFailure(message, `more than ${this.context.config.maxPendingMessages} messages waiting`));
         return;
       }
       this.pending.set(message.id, request);
@@ -118,7 +121,7 @@ export class MessagePath {
   }
 
   flushOutbox() {
-    if (this.batchDepth > 0 || !this.clientId || this.outbox.length === 0) {
+    if (this.batchDepth > 0 || !this.session.clientId || this.outbox.length === 0) {
       return;
     }
     this.sendNow(this.outbox.splice(0), false);
@@ -131,11 +134,11 @@ export class MessagePath {
    * @param {boolean} connect whether the envelope holds the /meta/connect (which may be held by the server)
    * @param {number} [timeout] how long the answers may take; `maxNetworkDelay` by default
    */
-  sendNow(messages, connect, timeout = this.config.maxNetworkDelay) {
+  sendNow(messages, connect, timeout = this.context.config.maxNetworkDelay) {
     const processed = [];
     for (const message of messages) {
       if (message.channel !== '/meta/handshake') {
-        message.clientId = this.clientId;
+        message.clientId = this.session.clientId;
       }
       const out = this.extensions.outgoing(message);
       if (out) {
@@ -166,7 +169,7 @@ export class MessagePath {
    * @param {number} timeout
    */
   transmit(transport, messages, connect, timeout) {
-    this.log('debug', 'send', transport.name, messages);
+    this.context.log('debug', 'send', transport.name, messages);
     transport.send({ messages, timeout, connect }).catch((error) => this.onSendFailure(transport, messages, error));
   }
 
@@ -177,9 +180,9 @@ export class MessagePath {
    */
   onSendFailure(transport, messages, error) {
     const failure = error instanceof TransportError ? error : new TransportError('send failed', { cause: error });
-    this.log('debug', `${transport.name} failed: ${failure.reason}`);
+    this.context.log('debug', `${transport.name} failed: ${failure.reason}`);
     const unanswered = messages.filter((m) => this.pending.has(m.id));
-    if (unanswered.length === 0 || this.status === Status.DISCONNECTED) {
+    if (unanswered.length === 0 || this.session.status === Status.DISCONNECTED) {
       return;
     }
     if (transport !== this.transport && this.failedTransports.has(transport.name) && this.transport) {
@@ -189,7 +192,7 @@ export class MessagePath {
     }
     const next = this.fallbackFrom(transport);
     if (next) {
-      this.log('info', `${transport.name} does not work here (${failure.reason}); using ${next.name}`);
+      this.context.log('info', `${transport.name} does not work here (${failure.reason}); using ${next.name}`);
       this.transport = next;
       transport.abort();
       this.resend(next, unanswered);
@@ -207,21 +210,16 @@ export class MessagePath {
   resend(transport, messages) {
     const others = [];
     for (const message of messages) {
-      if (message.channel === '/meta/handshake') {
-        // Sent again from scratch: its fields name the transports.
+      if (message.channel === '/meta/handshake' || message.channel === '/meta/connect') {
+        // Sent again by the session, from scratch: a handshake's fields name the transports.
         this.pending.delete(message.id);
-        this.sendHandshake();
-      } else if (message.channel === '/meta/connect') {
-        this.pending.delete(message.id);
-        if (message.id === this.connectId) {
-          this.connect();
-        }
+        this.session.resend(message);
       } else {
         others.push(message);
       }
     }
     if (others.length > 0) {
-      this.transmit(transport, others, false, this.config.maxNetworkDelay);
+      this.transmit(transport, others, false, this.context.config.maxNetworkDelay);
     }
   }
 
@@ -238,7 +236,7 @@ export class MessagePath {
     }
     this.failedTransports.add(transport.name);
     const candidates = this.candidates();
-    const offered = this.clientId ? this.offeredByServer : null;
+    const offered = this.session.clientId ? this.offeredByServer : null;
     const next = candidates.find((t) => !offered || offered.includes(t.name)) ?? null;
     if (!next) {
       this.failedTransports.delete(transport.name);
@@ -254,7 +252,7 @@ export class MessagePath {
       try {
         this.receive(message);
       } catch (error) {
-        this.log('error', 'Failed to process a message', message, error);
+        this.context.log('error', 'Failed to process a message', message, error);
       }
     }
   }
@@ -267,17 +265,17 @@ export class MessagePath {
    */
   receive(raw) {
     if (!raw || typeof raw !== 'object' || typeof raw.channel !== 'string') {
-      this.log('warn', 'Ignoring a message without a channel', raw);
+      this.context.log('warn', 'Ignoring a message without a channel', raw);
       return;
     }
     const message = this.extensions.incoming(raw);
     if (!message) {
       return;
     }
-    this.log('debug', 'received', message);
+    this.context.log('debug', 'received', message);
     if (message.advice && typeof message.advice === 'object'
         && (message.channel === '/meta/handshake' || message.channel === '/meta/connect')) {
-      this.updateAdvice(message.advice);
+      this.session.updateAdvice(message.advice);
     }
     if (message.channel === '/meta/handshake' && message.successful) {
       this.offeredByServer = Array.isArray(message.supportedConnectionTypes) ? message.supportedConnectionTypes : [];
@@ -299,18 +297,6 @@ export class MessagePath {
     this.deliver(message);
   }
 
-  /** @param {object} advice */
-  updateAdvice(advice) {
-    const next = { ...this.advice, ...advice };
-    for (const key of ['interval', 'timeout', 'maxInterval']) {
-      next[key] = numberOr(advice[key], this.advice[key]);
-    }
-    if (advice['multiple-clients'] && !this.advice['multiple-clients']) {
-      this.log('info', 'Another tab of this browser holds a long poll: polling every', next.interval, 'ms');
-    }
-    this.advice = next;
-  }
-
   /**
    * A reply (from the server, or made locally for a failure) to a request of this client.
    *
@@ -319,7 +305,7 @@ export class MessagePath {
   receiveReply(reply) {
     const id = reply.id === undefined ? undefined : String(reply.id);
     if (reply.channel === '/meta/disconnect') {
-      this.onDisconnectReply(reply);
+      this.session.onDisconnectReply(reply);
       return;
     }
     const request = id === undefined ? undefined : this.pending.get(id);
@@ -335,10 +321,10 @@ export class MessagePath {
     this.pending.delete(id);
     switch (request.kind) {
       case 'handshake':
-        this.onHandshakeReply(reply);
+        this.session.onHandshakeReply(reply);
         break;
       case 'connect':
-        this.onConnectReply(reply);
+        this.session.onConnectReply(reply);
         break;
       case 'subscribe':
         if (!reply.successful && request.subscription) {
@@ -347,7 +333,7 @@ export class MessagePath {
           const channel = request.message.subscription;
           if (reply.failure) {
             // Lost with its connection, not refused: the session still needs it.
-            this.unconfirmed.add(channel);
+            this.session.resubscribeLater(channel);
           } else {
             this.subscriptions.byChannel.delete(channel);
           }
@@ -371,7 +357,7 @@ export class MessagePath {
    */
   finish(request, reply) {
     if (request.timer !== undefined) {
-      this.scheduler?.clearTimeout(request.timer);
+      this.context.scheduler?.clearTimeout(request.timer);
     }
     request.done?.(reply);
   }
@@ -462,35 +448,23 @@ export class MessagePath {
   }
 
   /**
-   * @param {unknown} error
-   * @param {CallbackContext} context
+   * Ends all traffic of a session that is over: transports closed, and every request still waiting (but a
+   * disconnect, which its reply completes) failed locally; subscriptions are forgotten.
    */
-  reportListenerException(error, context) {
-    const handler = this.config.onListenerException;
-    if (typeof handler === 'function') {
-      try {
-        handler.call(this, error, context);
-        return;
-      } catch (secondary) {
-        this.log('error', 'onListenerException threw', secondary);
+  abandon() {
+    for (const transport of this.transports) {
+      transport.abort();
+    }
+    const outbox = this.outbox.splice(0);
+    for (const message of outbox) {
+      this.completeLocally(message, 'disconnected');
+    }
+    for (const [id, request] of [...this.pending]) {
+      if (request.kind !== 'disconnect') {
+        this.pending.delete(id);
+        this.finish(request, this.localFailure(request.message, 'disconnected'));
       }
     }
-    this.log('warn', `A ${context.kind} callback${context.channel ? ` for ${context.channel}` : ''} threw`, error);
-  }
-
-  /**
-   * @param {string} level
-   * @param {...unknown} args
-   */
-  log(level, ...args) {
-    const threshold = LOG_LEVELS[/** @type {keyof LOG_LEVELS} */ (this.config.logLevel)] ?? LOG_LEVELS.warn;
-    if ((LOG_LEVELS[/** @type {keyof LOG_LEVELS} */ (level)] ?? LOG_LEVELS.info) < threshold) {
-      return;
-    }
-    const logger = this.config.logger ?? globalThis.console;
-    const method = logger?.[level] ?? logger?.log;
-    if (typeof method === 'function') {
-      method.call(logger, '[bayeux]', ...args);
-    }
+    this.subscriptions.clear();
   }
 }

@@ -31,10 +31,20 @@ export function backoffDelay(failures, increment, max, random = Math.random) {
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** The session layer of the client; see BayeuxClient for the API. */
-export class Session extends MessagePath {
-  constructor() {
-    super();
+/**
+ * The session of a client: its state machine, above the message path it owns (and which it answers as the path's
+ * `SessionControl`); see BayeuxClient for the API.
+ */
+export class Session {
+  /** @param {import('./context.js').ClientContext} context */
+  constructor(context) {
+    this.context = context;
+    this.status = Status.DISCONNECTED;
+    /** @type {string | null} */
+    this.clientId = null;
+    /** The last advice received, over the defaults. */
+    this.advice = { ...DEFAULT_ADVICE };
+    this.path = new MessagePath(context, this);
     /** @type {Set<(status: string, previous: string) => void>} */
     this.statusListeners = new Set();
     /** The one scheduled step of the state machine (next connect or handshake). */
@@ -77,22 +87,22 @@ export class Session extends MessagePath {
     if (this.status !== Status.DISCONNECTED) {
       throw new Error(`handshake() needs a disconnected client; this one is ${this.status}`);
     }
-    if (!this.config.url) {
+    if (!this.context.config.url) {
       throw new Error('No URL configured: call configure({url}) first');
     }
     this.handshakeProps = props === undefined ? undefined : { ...props };
-    this.failedTransports.clear();
+    this.path.failedTransports.clear();
     this.failures = 0;
     this.reestablish = false;
     this.advice = { ...DEFAULT_ADVICE };
-    this.transport = null;
-    this.ensureScheduler();
+    this.path.transport = null;
+    this.context.ensureScheduler();
     this.installEnvironmentHooks();
     this.setStatus(Status.HANDSHAKING);
     return new Promise((resolve) => {
       this.firstHandshakeReply = (reply) => {
         this.firstHandshakeReply = null;
-        callSafely(this.report, callback, new CallbackContext('callback', '/meta/handshake', reply), reply);
+        callSafely(this.context.report, callback, new CallbackContext('callback', '/meta/handshake', reply), reply);
         resolve(reply);
       };
       this.sendHandshake();
@@ -100,26 +110,27 @@ export class Session extends MessagePath {
   }
 
   sendHandshake() {
-    const candidates = this.candidates();
+    const path = this.path;
+    const candidates = path.candidates();
     if (candidates.length === 0) {
-      this.terminate(this.localFailure({ channel: '/meta/handshake' }, 'no transport available'));
+      this.terminate(path.localFailure({ channel: '/meta/handshake' }, 'no transport available'));
       return;
     }
     // A re-handshake stays on the transport that works; a first one starts with the preferred.
-    if (!this.transport || !candidates.includes(this.transport)) {
-      this.transport = candidates[0];
+    if (!path.transport || !candidates.includes(path.transport)) {
+      path.transport = candidates[0];
     }
     const message = {
       ...this.handshakeProps,
-      id: this.newId(),
+      id: path.newId(),
       channel: '/meta/handshake',
       version: '1.0',
       minimumVersion: '1.0',
       supportedConnectionTypes: candidates.map((t) => t.name),
       advice: { timeout: DEFAULT_ADVICE.timeout, interval: 0 },
     };
-    this.pending.set(message.id, { kind: 'handshake', message });
-    this.sendNow([message], false);
+    path.pending.set(message.id, { kind: 'handshake', message });
+    path.sendNow([message], false);
   }
 
   /** @param {object} reply */
@@ -132,7 +143,7 @@ export class Session extends MessagePath {
       return;
     }
     const offered = Array.isArray(reply.supportedConnectionTypes) ? reply.supportedConnectionTypes : [];
-    const chosen = this.candidates().find((t) => offered.includes(t.name));
+    const chosen = this.path.candidates().find((t) => offered.includes(t.name));
     if (!chosen || typeof reply.clientId !== 'string') {
       const failure = {
         ...reply,
@@ -140,41 +151,41 @@ export class Session extends MessagePath {
         error: `301:${offered.join(',')}:connection_types_mismatch`,
         advice: { reconnect: 'none', interval: 0 },
       };
-      this.notifyMeta(failure);
+      this.path.notifyMeta(failure);
       this.completeFirstHandshake(failure);
       this.terminate(failure);
       return;
     }
-    if (this.transport && this.transport !== chosen) {
-      this.transport.abort();
+    if (this.path.transport && this.path.transport !== chosen) {
+      this.path.transport.abort();
     }
-    this.transport = chosen;
+    this.path.transport = chosen;
     this.clientId = reply.clientId;
     this.lastConnectedAt = Date.now();
     this.connectedSinceHandshake = false;
     const reestablish = this.reestablish;
     this.reestablish = true;
     reply.reestablish = reestablish;
-    this.notifyMeta(reply);
+    this.path.notifyMeta(reply);
     this.completeFirstHandshake(reply);
     if (this.status !== Status.HANDSHAKING && this.status !== Status.REHANDSHAKING) {
       return; // a listener disconnected
     }
     this.connectNoHold = true;
     this.unconfirmed.clear();
-    if (reestablish && this.config.autoResubscribe) {
-      this.batchDepth++;
-      this.resubscribe(this.subscriptions.channels());
-      this.batchDepth--;
+    if (reestablish && this.context.config.autoResubscribe) {
+      this.path.batchDepth++;
+      this.resubscribe(this.path.subscriptions.channels());
+      this.path.batchDepth--;
     }
     // Re-subscriptions and messages queued during the handshake go in the same envelope as the first connect, before
     // it: when its reply says "connected", they have all been processed.
-    this.connect(this.batchDepth === 0);
+    this.connect(this.path.batchDepth === 0);
   }
 
   /** @param {object} reply */
   onHandshakeFailure(reply) {
-    this.notifyMeta(reply);
+    this.path.notifyMeta(reply);
     this.completeFirstHandshake(reply);
     if (this.status !== Status.HANDSHAKING && this.status !== Status.REHANDSHAKING) {
       return;
@@ -209,7 +220,25 @@ export class Session extends MessagePath {
   resubscribe(channels) {
     for (const channel of channels) {
       const message = { channel: '/meta/subscribe', subscription: channel };
-      this.request(message, { kind: 'subscribe', message, resubscribe: true });
+      this.path.request(message, { kind: 'subscribe', message, resubscribe: true });
+    }
+  }
+
+  /** @param {string} channel a re-subscription lost with its connection: sent again with the next connect */
+  resubscribeLater(channel) {
+    this.unconfirmed.add(channel);
+  }
+
+  /**
+   * Sends again a handshake or a connect that was lost with a transport given up for another.
+   *
+   * @param {object} message
+   */
+  resend(message) {
+    if (message.channel === '/meta/handshake') {
+      this.sendHandshake();
+    } else if (message.id === this.connectId) {
+      this.connect();
     }
   }
 
@@ -217,13 +246,14 @@ export class Session extends MessagePath {
 
   /** @param {boolean} [withQueued] whether messages waiting in the outbox go first, in the same envelope */
   connect(withQueued = false) {
-    if (!this.clientId || !this.transport) {
+    const path = this.path;
+    if (!this.clientId || !path.transport) {
       return;
     }
     const message = {
-      id: this.newId(),
+      id: path.newId(),
       channel: '/meta/connect',
-      connectionType: this.transport.name,
+      connectionType: path.transport.name,
       clientId: this.clientId,
     };
     // The first connect of a session, and one after a failure, must come back at once to tell the state.
@@ -231,18 +261,18 @@ export class Session extends MessagePath {
       message.advice = { timeout: 0 };
     }
     this.connectId = message.id;
-    this.pending.set(message.id, { kind: 'connect', message });
+    path.pending.set(message.id, { kind: 'connect', message });
     if (this.unconfirmed.size > 0) {
-      const channels = [...this.unconfirmed].filter((channel) => this.subscriptions.byChannel.has(channel));
+      const channels = [...this.unconfirmed].filter((channel) => path.subscriptions.byChannel.has(channel));
       this.unconfirmed.clear();
-      this.batchDepth++;
+      path.batchDepth++;
       this.resubscribe(channels);
-      this.batchDepth--;
-      withQueued = this.batchDepth === 0;
+      path.batchDepth--;
+      withQueued = path.batchDepth === 0;
     }
-    const queued = withQueued ? this.outbox.splice(0) : [];
-    const wait = this.config.maxNetworkDelay + (this.connectNoHold ? 0 : this.advice.timeout);
-    this.sendNow([...queued, message], true, wait);
+    const queued = withQueued ? path.outbox.splice(0) : [];
+    const wait = this.context.config.maxNetworkDelay + (this.connectNoHold ? 0 : this.advice.timeout);
+    path.sendNow([...queued, message], true, wait);
   }
 
   /** @param {object} reply */
@@ -252,7 +282,7 @@ export class Session extends MessagePath {
     }
     this.connectId = null;
     if (this.status === Status.DISCONNECTING || this.status === Status.DISCONNECTED) {
-      this.notifyMeta(reply);
+      this.path.notifyMeta(reply);
       return;
     }
     const reconnect = reply.advice?.reconnect ?? (reply.successful ? 'retry' : (reply.failure ? 'retry' : this.advice.reconnect));
@@ -265,7 +295,7 @@ export class Session extends MessagePath {
         this.setStatus(Status.CONNECTED);
       }
     }
-    this.notifyMeta(reply);
+    this.path.notifyMeta(reply);
     if (this.status === Status.DISCONNECTING || this.status === Status.DISCONNECTED) {
       return; // a listener disconnected
     }
@@ -294,7 +324,20 @@ export class Session extends MessagePath {
   }
 
   backoff() {
-    return backoffDelay(this.failures, this.config.backoffIncrement, this.config.maxBackoff, this.config.random);
+    const config = this.context.config;
+    return backoffDelay(this.failures, config.backoffIncrement, config.maxBackoff, config.random);
+  }
+
+  /** @param {object} advice the advice of a /meta/handshake or /meta/connect reply */
+  updateAdvice(advice) {
+    const next = { ...this.advice, ...advice };
+    for (const key of ['interval', 'timeout', 'maxInterval']) {
+      next[key] = numberOr(advice[key], this.advice[key]);
+    }
+    if (advice['multiple-clients'] && !this.advice['multiple-clients']) {
+      this.context.log('info', 'Another tab of this browser holds a long poll: polling every', next.interval, 'ms');
+    }
+    this.advice = next;
   }
 
   // ------------------------------------------------------------------------------------------------ disconnect
@@ -313,7 +356,7 @@ export class Session extends MessagePath {
     }
     return new Promise((resolve) => {
       const done = (/** @type {object} */ reply) => {
-        callSafely(this.report, callback, new CallbackContext('callback', '/meta/disconnect', reply), reply);
+        callSafely(this.context.report, callback, new CallbackContext('callback', '/meta/disconnect', reply), reply);
         resolve(reply);
       };
       if (this.status === Status.DISCONNECTED) {
@@ -321,7 +364,7 @@ export class Session extends MessagePath {
         return;
       }
       if (this.status === Status.DISCONNECTING) {
-        const existing = [...this.pending.values()].find((r) => r.kind === 'disconnect');
+        const existing = [...this.path.pending.values()].find((r) => r.kind === 'disconnect');
         if (existing) {
           const previous = existing.done;
           existing.done = (reply) => {
@@ -335,31 +378,31 @@ export class Session extends MessagePath {
       if (!this.clientId) {
         const reply = { channel: '/meta/disconnect', successful: true };
         this.terminate(reply);
-        this.notifyMeta(reply);
+        this.path.notifyMeta(reply);
         done(reply);
         return;
       }
       this.setStatus(Status.DISCONNECTING);
-      const message = { ...props, id: this.newId(), channel: '/meta/disconnect', clientId: this.clientId };
-      this.pending.set(message.id, { kind: 'disconnect', message, done });
-      this.sendNow([message], false);
+      const message = { ...props, id: this.path.newId(), channel: '/meta/disconnect', clientId: this.clientId };
+      this.path.pending.set(message.id, { kind: 'disconnect', message, done });
+      this.path.sendNow([message], false);
     });
   }
 
   /** @param {object} reply */
   onDisconnectReply(reply) {
-    const request = reply.id === undefined ? undefined : this.pending.get(String(reply.id));
+    const request = reply.id === undefined ? undefined : this.path.pending.get(String(reply.id));
     if (request && request.kind === 'disconnect') {
-      this.pending.delete(String(reply.id));
+      this.path.pending.delete(String(reply.id));
       this.terminate(reply);
-      this.notifyMeta(reply);
+      this.path.notifyMeta(reply);
       request.done?.(reply);
       return;
     }
     if (this.status !== Status.DISCONNECTED) {
       // The server ended the session on its own.
       this.terminate(reply);
-      this.notifyMeta(reply);
+      this.path.notifyMeta(reply);
     }
   }
 
@@ -372,28 +415,15 @@ export class Session extends MessagePath {
     this.cancelSchedule();
     this.clientId = null;
     this.connectId = null;
-    this.batchDepth = 0;
+    this.path.batchDepth = 0;
     this.setStatus(Status.DISCONNECTED);
-    for (const transport of this.transports) {
-      transport.abort();
-    }
-    const outbox = this.outbox.splice(0);
-    for (const message of outbox) {
-      this.completeLocally(message, 'disconnected');
-    }
-    for (const [id, request] of [...this.pending]) {
-      if (request.kind !== 'disconnect') {
-        this.pending.delete(id);
-        this.finish(request, this.localFailure(request.message, 'disconnected'));
-      }
-    }
-    this.subscriptions.clear();
+    this.path.abandon();
     this.unconfirmed.clear();
     this.removeEnvironmentHooks?.();
     this.removeEnvironmentHooks = null;
     if (this.firstHandshakeReply) {
       this.completeFirstHandshake(reason.channel === '/meta/handshake'
-        ? reason : this.localFailure({ channel: '/meta/handshake' }, 'disconnected'));
+        ? reason : this.path.localFailure({ channel: '/meta/handshake' }, 'disconnected'));
     }
   }
 
@@ -406,9 +436,9 @@ export class Session extends MessagePath {
       return;
     }
     this.status = status;
-    this.log('debug', `status ${previous} -> ${status}`);
+    this.context.log('debug', `status ${previous} -> ${status}`);
     for (const listener of [...this.statusListeners]) {
-      callSafely(this.report, listener, new CallbackContext('status'), status, previous);
+      callSafely(this.context.report, listener, new CallbackContext('status'), status, previous);
     }
   }
 
@@ -419,7 +449,7 @@ export class Session extends MessagePath {
   schedule(step, delay) {
     this.cancelSchedule();
     this.scheduledStep = step;
-    this.timer = this.ensureScheduler().setTimeout(() => {
+    this.timer = this.context.ensureScheduler().setTimeout(() => {
       this.timer = undefined;
       this.scheduledStep = null;
       step();
@@ -428,7 +458,7 @@ export class Session extends MessagePath {
 
   cancelSchedule() {
     if (this.timer !== undefined) {
-      this.scheduler?.clearTimeout(this.timer);
+      this.context.scheduler?.clearTimeout(this.timer);
       this.timer = undefined;
     }
     this.scheduledStep = null;

@@ -197,7 +197,7 @@ describe('the demo chat', () => {
         const { BayeuxClient } = await import('/bayeux-js-client/index.js');
         const client = new BayeuxClient({ url, logLevel: 'off' });
         const reply = await client.handshake();
-        const kind = client.scheduler.kind;
+        const kind = client.context.scheduler.kind;
         const answer = await client.remoteCall('no/such/service', {}, 200);
         await client.disconnect();
         return { successful: reply.successful, kind, timedOut: answer.error };
