@@ -11,6 +11,8 @@ import { CallbackPollingTransport } from './transports/callback-polling.js';
 import { LongPollingTransport } from './transports/long-polling.js';
 import { WebSocketTransport } from './transports/websocket.js';
 
+/** @typedef {import('./defaults.js').Message} Message */
+
 export { Status } from './defaults.js';
 export { backoffDelay } from './session.js';
 
@@ -19,21 +21,21 @@ export class Subscription {
   /**
    * @param {BayeuxClient} client
    * @param {string} channel
-   * @param {(message: object) => void} listener
+   * @param {(message: Message) => void} listener
    */
   constructor(client, channel, listener) {
     this.client = client;
     this.channel = channel;
     this.listener = listener;
-    /** Resolves with the subscribe reply (check its `successful`). @type {Promise<object>} */
-    this.ready = Promise.resolve({});
+    /** Resolves with the subscribe reply (check its `successful`). @type {Promise<Message>} */
+    this.ready = Promise.resolve(/** @type {Message} */ ({}));
   }
 
   /**
    * Same as `client.unsubscribe(this, props, callback)`.
    *
-   * @param {object} [props]
-   * @param {(reply: object) => void} [callback]
+   * @param {Record<string, any>} [props]
+   * @param {(reply: Message) => void} [callback]
    */
   unsubscribe(props, callback) {
     return this.client.unsubscribe(this, props, callback);
@@ -44,7 +46,7 @@ export class Subscription {
 export class ListenerHandle {
   /**
    * @param {string} channel
-   * @param {(message: object) => void} listener
+   * @param {(message: Message) => void} listener
    */
   constructor(channel, listener) {
     this.channel = channel;
@@ -120,8 +122,8 @@ export class BayeuxClient {
    * `configure(config)` then `handshake(props)`.
    *
    * @param {string | object} config
-   * @param {object} [props]
-   * @returns {Promise<object>}
+   * @param {Record<string, any>} [props]
+   * @returns {Promise<Message>}
    */
   init(config, props) {
     this.configure(config);
@@ -155,12 +157,12 @@ export class BayeuxClient {
     return this.context.config.url;
   }
 
-  /** @returns {object} a copy of the last advice received, over the defaults */
+  /** @returns {import('./defaults.js').Advice} a copy of the last advice received, over the defaults */
   getAdvice() {
     return { ...this.session.advice };
   }
 
-  /** @returns {object} a copy of the configuration */
+  /** @returns {import('./defaults.js').Config} a copy of the configuration */
   getConfiguration() {
     return { ...this.context.config };
   }
@@ -183,9 +185,10 @@ export class BayeuxClient {
    * Starts a session. The client then connects, and keeps reconnecting and re-handshaking as the server advises,
    * until `disconnect()` or advice `reconnect:"none"`.
    *
-   * @param {object | ((reply: object) => void)} [props] fields to add to the handshake message (e.g. `ext`)
-   * @param {(reply: object) => void} [callback] called with the first handshake reply
-   * @returns {Promise<object>} resolves with the first handshake reply, successful or not
+   * @param {Record<string, any> | ((reply: Message) => void)} [props] fields to add to the handshake message
+   *   (e.g. `ext`)
+   * @param {(reply: Message) => void} [callback] called with the first handshake reply
+   * @returns {Promise<Message>} resolves with the first handshake reply, successful or not
    */
   handshake(props, callback) {
     return this.session.handshake(props, callback);
@@ -194,9 +197,9 @@ export class BayeuxClient {
   /**
    * Ends the session. Subscriptions are forgotten; listeners added with `addListener` stay.
    *
-   * @param {object | ((reply: object) => void)} [props] fields to add to the disconnect message
-   * @param {(reply: object) => void} [callback]
-   * @returns {Promise<object>} resolves with the disconnect reply (or a local one when there was no session)
+   * @param {Record<string, any> | ((reply: Message) => void)} [props] fields to add to the disconnect message
+   * @param {(reply: Message) => void} [callback]
+   * @returns {Promise<Message>} resolves with the disconnect reply (or a local one when there was no session)
    */
   disconnect(props, callback) {
     return this.session.disconnect(props, callback);
@@ -209,14 +212,14 @@ export class BayeuxClient {
    * removed and the reply says why.
    *
    * @param {string} channel
-   * @param {(message: object) => void} listener called with each message delivered on a matching channel
-   * @param {object | ((reply: object) => void)} [props] fields to add to the subscribe message
-   * @param {(reply: object) => void} [callback] called with the subscribe reply
+   * @param {(message: Message) => void} listener called with each message delivered on a matching channel
+   * @param {Record<string, any> | ((reply: Message) => void)} [props] fields to add to the subscribe message
+   * @param {(reply: Message) => void} [callback] called with the subscribe reply
    * @returns {Subscription} its `ready` promise resolves with the reply
    */
   subscribe(channel, listener, props, callback) {
     if (typeof props === 'function') {
-      callback = /** @type {(reply: object) => void} */ (props);
+      callback = /** @type {(reply: Message) => void} */ (props);
       props = undefined;
     }
     if (!isValidChannel(channel, true) || isMeta(channel)) {
@@ -243,13 +246,13 @@ export class BayeuxClient {
 
   /**
    * @param {Subscription} subscription
-   * @param {object | ((reply: object) => void)} [props]
-   * @param {(reply: object) => void} [callback]
-   * @returns {Promise<object>} resolves with the unsubscribe reply
+   * @param {Record<string, any> | ((reply: Message) => void)} [props]
+   * @param {(reply: Message) => void} [callback]
+   * @returns {Promise<Message>} resolves with the unsubscribe reply
    */
   unsubscribe(subscription, props, callback) {
     if (typeof props === 'function') {
-      callback = /** @type {(reply: object) => void} */ (props);
+      callback = /** @type {(reply: Message) => void} */ (props);
       props = undefined;
     }
     if (!(subscription instanceof Subscription) || subscription.client !== this) {
@@ -275,13 +278,13 @@ export class BayeuxClient {
    *
    * @param {string} channel
    * @param {unknown} data
-   * @param {object | ((reply: object) => void)} [props] fields to add to the message (e.g. `ext`)
-   * @param {(reply: object) => void} [callback] called with the publish reply
-   * @returns {Promise<object>} resolves with the publish reply; `successful` tells whether the server took it
+   * @param {Record<string, any> | ((reply: Message) => void)} [props] fields to add to the message (e.g. `ext`)
+   * @param {(reply: Message) => void} [callback] called with the publish reply
+   * @returns {Promise<Message>} resolves with the publish reply; `successful` tells whether the server took it
    */
   publish(channel, data, props, callback) {
     if (typeof props === 'function') {
-      callback = /** @type {(reply: object) => void} */ (props);
+      callback = /** @type {(reply: Message) => void} */ (props);
       props = undefined;
     }
     if (!isValidChannel(channel, false) || isMeta(channel)) {
@@ -299,11 +302,12 @@ export class BayeuxClient {
    * @param {ArrayBuffer | ArrayBufferView | number[]} bytes
    * @param {boolean} [last] whether this is the last chunk of the data
    * @param {object} [meta] anything the receiver should know about the data
-   * @param {object} [props]
-   * @param {(reply: object) => void} [callback]
-   * @returns {Promise<object>}
+   * @param {Record<string, any>} [props]
+   * @param {(reply: Message) => void} [callback]
+   * @returns {Promise<Message>}
    */
   publishBinary(channel, bytes, last = true, meta = undefined, props = undefined, callback = undefined) {
+    /** @type {Record<string, unknown>} */
     const data = { data: bytes, last };
     if (meta !== undefined) {
       data.meta = meta;
@@ -318,14 +322,15 @@ export class BayeuxClient {
    *
    * @param {string} target a `/service/...` channel, or a name relative to `/service/`
    * @param {unknown} data
-   * @param {number | object | ((reply: object) => void)} [timeout] milliseconds to wait (default `maxNetworkDelay`)
-   * @param {object | ((reply: object) => void)} [props]
-   * @param {(reply: object) => void} [callback]
-   * @returns {Promise<object>} resolves with the answer (`data`, `successful`), or a failed reply after the timeout
+   * @param {number | Record<string, any> | ((reply: Message) => void)} [timeout] milliseconds to wait
+   *   (default `maxNetworkDelay`)
+   * @param {Record<string, any> | ((reply: Message) => void)} [props]
+   * @param {(reply: Message) => void} [callback]
+   * @returns {Promise<Message>} resolves with the answer (`data`, `successful`), or a failed reply after the timeout
    */
   remoteCall(target, data, timeout, props, callback) {
     if (typeof timeout === 'function') {
-      callback = /** @type {(reply: object) => void} */ (timeout);
+      callback = /** @type {(reply: Message) => void} */ (timeout);
       timeout = undefined;
       props = undefined;
     } else if (typeof timeout === 'object' && timeout !== null) {
@@ -334,7 +339,7 @@ export class BayeuxClient {
       timeout = undefined;
     }
     if (typeof props === 'function') {
-      callback = /** @type {(reply: object) => void} */ (props);
+      callback = /** @type {(reply: Message) => void} */ (props);
       props = undefined;
     }
     const channel = serviceChannel(target);
@@ -342,6 +347,7 @@ export class BayeuxClient {
       throw new TypeError(`Cannot call '${target}'`);
     }
     const wait = typeof timeout === 'number' && timeout > 0 ? timeout : this.context.config.maxNetworkDelay;
+    /** @type {Message} */
     const message = { ...props, channel, data: data === undefined ? null : data };
     const path = this.path;
     /** @type {import('./message-path.js').PendingRequest} */
@@ -399,7 +405,7 @@ export class BayeuxClient {
    * `/meta/unsuccessful` for every failure), and for messages the server sends to this client directly.
    *
    * @param {string} channel a channel name or pattern
-   * @param {(message: object) => void} listener
+   * @param {(message: Message) => void} listener
    * @returns {ListenerHandle}
    */
   addListener(channel, listener) {
@@ -429,7 +435,7 @@ export class BayeuxClient {
    * Processes one message from the server (or made locally), after the incoming extensions: for a custom transport
    * or an extension that feeds messages in.
    *
-   * @param {object} message
+   * @param {Message} message
    */
   receive(message) {
     this.path.receive(message);

@@ -55,7 +55,7 @@ export class ClientContext {
     if ((LOG_LEVELS[/** @type {keyof LOG_LEVELS} */ (level)] ?? LOG_LEVELS.info) < threshold) {
       return;
     }
-    const logger = this.config.logger ?? globalThis.console;
+    const logger = /** @type {Record<string, any>} */ (this.config.logger ?? globalThis.console);
     const method = logger?.[level] ?? logger?.log;
     if (typeof method === 'function') {
       method.call(logger, '[bayeux]', ...args);

@@ -10,7 +10,41 @@ export const Status = Object.freeze({
   DISCONNECTING: 'disconnecting',
 });
 
-/** Every option of `configure()`, with its default; the type declarations document each. */
+/**
+ * A Bayeux message, as sent or received: `channel`, and whatever fields the protocol, the extensions and the
+ * application put in it (`Message` in types/index.d.ts lists the usual ones).
+ *
+ * @typedef {{channel: string, [field: string]: any}} Message
+ */
+
+/**
+ * Every option of `configure()`, all set (`ClientConfig` in types/index.d.ts documents each).
+ *
+ * @typedef {object} Config
+ * @property {string} url
+ * @property {string[]} transports
+ * @property {number} maxNetworkDelay
+ * @property {number} backoffIncrement
+ * @property {number} maxBackoff
+ * @property {boolean} autoResubscribe
+ * @property {number} maxPendingMessages
+ * @property {number} maxURLLength
+ * @property {Record<string, string>} requestHeaders
+ * @property {boolean} useWorkerTimers
+ * @property {string} logLevel
+ * @property {Record<string, any> | undefined} logger
+ * @property {Function | undefined} onListenerException
+ * @property {(new (url: string) => WebSocket) | undefined} WebSocket
+ * @property {string | undefined} webSocketURL
+ * @property {typeof fetch | undefined} fetch
+ * @property {() => number} random
+ */
+
+/**
+ * Every option of `configure()`, with its default.
+ *
+ * @type {Readonly<Config>}
+ */
 export const DEFAULTS = Object.freeze({
   url: '',
   transports: ['websocket', 'long-polling', 'callback-polling'],
@@ -31,7 +65,17 @@ export const DEFAULTS = Object.freeze({
   random: Math.random,
 });
 
-/** Until the server advises otherwise: a held connect may last a minute. */
+/**
+ * Server advice: the Bayeux `advice` field, over the defaults.
+ *
+ * @typedef {{reconnect: string, interval: number, timeout: number, maxInterval: number, [field: string]: any}} Advice
+ */
+
+/**
+ * Until the server advises otherwise: a held connect may last a minute.
+ *
+ * @type {Readonly<Advice>}
+ */
 export const DEFAULT_ADVICE = Object.freeze({ reconnect: 'retry', interval: 0, timeout: 60000, maxInterval: 10000 });
 
 /**

@@ -62,7 +62,7 @@ export class ChannelRegistry {
   }
 
   /**
-   * @param {{channel: string}} handle
+   * @param {{channel: string, listener: Function}} handle
    * @returns {boolean} whether it was the last handle of its channel
    */
   remove(handle) {
@@ -77,7 +77,7 @@ export class ChannelRegistry {
     return false;
   }
 
-  /** @param {{channel: string}} handle @returns {boolean} */
+  /** @param {{channel: string, listener: Function}} handle @returns {boolean} */
   has(handle) {
     return this.byChannel.get(handle.channel)?.has(handle) ?? false;
   }
@@ -94,7 +94,7 @@ export class ChannelRegistry {
   /**
    * Calls every handle whose pattern matches the message's channel.
    *
-   * @param {object & {channel: string}} message
+   * @param {import('./defaults.js').Message} message
    * @param {(error: unknown, context: CallbackContext) => void} report
    * @returns {number} how many handles were called
    */

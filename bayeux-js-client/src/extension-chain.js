@@ -2,15 +2,17 @@
 
 import { CallbackContext } from './dispatcher.js';
 
+/** @typedef {import('./defaults.js').Message} Message */
+
 /**
  * @typedef {object} Extension
- * @property {(message: object) => object | null | undefined} [outgoing] may change the message, or return null to
+ * @property {(message: Message) => Message | null | undefined} [outgoing] may change the message, or return null to
  *   drop it
- * @property {(message: object) => object | null | undefined} [incoming] may change the message, or return null to
+ * @property {(message: Message) => Message | null | undefined} [incoming] may change the message, or return null to
  *   drop it
  * @property {(name: string, client: object) => void} [registered]
  * @property {() => void} [unregistered]
- * @property {(handshake: object) => object | null | undefined} [replayHandshake] may answer a handshake locally
+ * @property {(handshake: Message) => Message | null | undefined} [replayHandshake] may answer a handshake locally
  *   (the reload extension does) instead of letting it reach the server
  */
 
@@ -49,8 +51,8 @@ export class ExtensionChain {
   /**
    * Outgoing messages pass the extensions in registration order.
    *
-   * @param {object} message
-   * @returns {object | null}
+   * @param {Message} message
+   * @returns {Message | null}
    */
   outgoing(message) {
     return this.apply(message, 'outgoing', this.entries);
@@ -59,16 +61,16 @@ export class ExtensionChain {
   /**
    * Incoming messages pass them in reverse order, so that an extension sees replies as it left requests.
    *
-   * @param {object} message
-   * @returns {object | null}
+   * @param {Message} message
+   * @returns {Message | null}
    */
   incoming(message) {
     return this.apply(message, 'incoming', [...this.entries].reverse());
   }
 
   /**
-   * @param {object} handshake
-   * @returns {object | null} a reply made by an extension, if one answers the handshake itself
+   * @param {Message} handshake
+   * @returns {Message | null} a reply made by an extension, if one answers the handshake itself
    */
   replayHandshake(handshake) {
     for (const { name, extension } of this.entries) {
@@ -88,10 +90,10 @@ export class ExtensionChain {
   }
 
   /**
-   * @param {object} message
+   * @param {Message} message
    * @param {'outgoing' | 'incoming'} direction
    * @param {{name: string, extension: Extension}[]} entries
-   * @returns {object | null}
+   * @returns {Message | null}
    */
   apply(message, direction, entries) {
     let current = message;

@@ -9,16 +9,18 @@ import { CallbackContext, ChannelRegistry, callSafely } from './dispatcher.js';
 import { ExtensionChain } from './extension-chain.js';
 import { TransportError } from './transports/transport.js';
 
+/** @typedef {import('./defaults.js').Message} Message */
+
 /**
  * A request waiting for its reply.
  *
  * @typedef {object} PendingRequest
  * @property {'handshake'|'connect'|'disconnect'|'subscribe'|'unsubscribe'|'publish'|'call'} kind
- * @property {object} message
- * @property {(reply: object) => void} [done]
- * @property {{channel: string}} [subscription]
+ * @property {Message} message
+ * @property {(reply: Message) => void} [done]
+ * @property {{channel: string, listener: Function}} [subscription] the subscription a subscribe was sent for
  * @property {boolean} [resubscribe] sent by the client itself after a re-handshake
- * @property {unknown} [timer]
+ * @property {number} [timer]
  */
 
 /**
@@ -28,11 +30,12 @@ import { TransportError } from './transports/transport.js';
  * @typedef {object} SessionControl
  * @property {string} status one of the `Status` values
  * @property {string | null} clientId the session id, once handshaken
- * @property {(advice: object) => void} updateAdvice takes the advice of a /meta/handshake or /meta/connect reply
- * @property {(reply: object) => void} onHandshakeReply
- * @property {(reply: object) => void} onConnectReply
- * @property {(reply: object) => void} onDisconnectReply any /meta/disconnect reply, asked for or not
- * @property {(message: object) => void} resend sends again a handshake or connect lost with a transport given up
+ * @property {(advice: Record<string, any>) => void} updateAdvice takes the advice of a /meta/handshake or
+ *   /meta/connect reply
+ * @property {(reply: Message) => void} onHandshakeReply
+ * @property {(reply: Message) => void} onConnectReply
+ * @property {(reply: Message) => void} onDisconnectReply any /meta/disconnect reply, asked for or not
+ * @property {(message: Message) => void} resend sends again a handshake or connect lost with a transport given up
  * @property {(channel: string) => void} resubscribeLater a re-subscription lost with its connection, not refused
  */
 
@@ -47,7 +50,7 @@ export class MessagePath {
     this.session = session;
     this.nextId = 0;
     this.batchDepth = 0;
-    /** Messages waiting for a session or for a batch to end. @type {object[]} */
+    /** Messages waiting for a session or for a batch to end. @type {Message[]} */
     this.outbox = [];
     /** @type {Map<string, PendingRequest>} */
     this.pending = new Map();
@@ -67,7 +70,7 @@ export class MessagePath {
     /** What the transports may ask of the client. @type {import('./transports/transport.js').TransportHost} */
     this.host = {
       url: () => context.config.url,
-      receive: (batch) => path.receiveBatch(/** @type {object[]} */ (batch)),
+      receive: (batch) => path.receiveBatch(/** @type {Message[]} */ (batch)),
       get scheduler() {
         return context.ensureScheduler();
       },
@@ -92,10 +95,10 @@ export class MessagePath {
   /**
    * Registers a request and queues or sends its message.
    *
-   * @param {object} message
+   * @param {Message} message
    * @param {PendingRequest} request
-   * @param {(reply: object) => void} [callback]
-   * @returns {Promise<object>}
+   * @param {(reply: Message) => void} [callback]
+   * @returns {Promise<Message>}
    */
   request(message, request, callback) {
     message.id = this.newId();
@@ -130,7 +133,7 @@ export class MessagePath {
   /**
    * Passes messages through the outgoing extensions and hands them to the transport.
    *
-   * @param {object[]} messages
+   * @param {Message[]} messages
    * @param {boolean} connect whether the envelope holds the /meta/connect (which may be held by the server)
    * @param {number} [timeout] how long the answers may take; `maxNetworkDelay` by default
    */
@@ -164,7 +167,7 @@ export class MessagePath {
 
   /**
    * @param {import('./transports/transport.js').Transport} transport
-   * @param {object[]} messages processed by the extensions already
+   * @param {Message[]} messages processed by the extensions already
    * @param {boolean} connect
    * @param {number} timeout
    */
@@ -175,7 +178,7 @@ export class MessagePath {
 
   /**
    * @param {import('./transports/transport.js').Transport} transport
-   * @param {object[]} messages
+   * @param {Message[]} messages
    * @param {unknown} error
    */
   onSendFailure(transport, messages, error) {
@@ -205,7 +208,7 @@ export class MessagePath {
 
   /**
    * @param {import('./transports/transport.js').Transport} transport
-   * @param {object[]} messages sent before, still without a reply
+   * @param {Message[]} messages sent before, still without a reply
    */
   resend(transport, messages) {
     const others = [];
@@ -246,7 +249,7 @@ export class MessagePath {
 
   // ----------------------------------------------------------------------------------------- messages incoming
 
-  /** @param {object[]} batch */
+  /** @param {Message[]} batch */
   receiveBatch(batch) {
     for (const message of batch) {
       try {
@@ -261,7 +264,7 @@ export class MessagePath {
    * Processes one message from the server (or made locally), after the incoming extensions. Public so that a
    * custom transport or an extension can feed messages in.
    *
-   * @param {object} raw
+   * @param {Message} raw
    */
   receive(raw) {
     if (!raw || typeof raw !== 'object' || typeof raw.channel !== 'string') {
@@ -300,7 +303,7 @@ export class MessagePath {
   /**
    * A reply (from the server, or made locally for a failure) to a request of this client.
    *
-   * @param {object} reply
+   * @param {Message} reply
    */
   receiveReply(reply) {
     const id = reply.id === undefined ? undefined : String(reply.id);
@@ -318,7 +321,7 @@ export class MessagePath {
     if (request.kind === 'call' && reply.successful) {
       return; // the publish reply of a remote call; the call waits for the service's answer
     }
-    this.pending.delete(id);
+    this.pending.delete(/** @type {string} */ (id));
     switch (request.kind) {
       case 'handshake':
         this.session.onHandshakeReply(reply);
@@ -353,7 +356,7 @@ export class MessagePath {
 
   /**
    * @param {PendingRequest} request
-   * @param {object} reply
+   * @param {Message} reply
    */
   finish(request, reply) {
     if (request.timer !== undefined) {
@@ -362,7 +365,7 @@ export class MessagePath {
     request.done?.(reply);
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   notifyMeta(reply) {
     this.listeners.dispatch(reply, this.report);
     if (reply.successful === false) {
@@ -370,7 +373,7 @@ export class MessagePath {
     }
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   notifyPublish(reply) {
     this.listeners.dispatch({ ...reply, channel: '/meta/publish', originalChannel: reply.channel }, this.report);
     if (reply.successful === false) {
@@ -378,7 +381,7 @@ export class MessagePath {
     }
   }
 
-  /** @param {object} message */
+  /** @param {Message} message */
   deliver(message) {
     this.subscriptions.dispatch(message, this.report);
     this.listeners.dispatch(message, this.report);
@@ -389,13 +392,14 @@ export class MessagePath {
   /**
    * A failed reply made by the client itself.
    *
-   * @param {object} message the request
+   * @param {Message} message the request
    * @param {string} reason
    * @param {string} [error] the Bayeux error string; the reason by default
    * @param {TransportError} [exception]
-   * @returns {object}
+   * @returns {Message}
    */
   localFailure(message, reason, error, exception) {
+    /** @type {Message} */
     const reply = {
       channel: message.channel,
       successful: false,
@@ -419,7 +423,7 @@ export class MessagePath {
   /**
    * Completes a request that will never reach the server.
    *
-   * @param {object} message
+   * @param {Message} message
    * @param {string} reason
    * @param {string} [error]
    */
@@ -434,10 +438,10 @@ export class MessagePath {
   /**
    * A reply made locally, delivered asynchronously like a real one.
    *
-   * @param {object} message
-   * @param {((reply: object) => void) | undefined} callback
+   * @param {Message} message
+   * @param {((reply: Message) => void) | undefined} callback
    * @param {string | null} failure the reason, or null for success
-   * @returns {Promise<object>}
+   * @returns {Promise<Message>}
    */
   settleLocally(message, callback, failure) {
     const reply = failure ? this.localFailure(message, failure) : { ...message, successful: true };

@@ -13,6 +13,8 @@ import { DEFAULT_ADVICE, Status, numberOr } from './defaults.js';
 import { CallbackContext, callSafely } from './dispatcher.js';
 import { MessagePath } from './message-path.js';
 
+/** @typedef {import('./defaults.js').Message} Message */
+
 /**
  * The delay before retry number `failures`: exponential in the number of consecutive failures, capped, with half of
  * it random so that clients cut off together (a server restart) do not all come back in the same millisecond.
@@ -39,6 +41,7 @@ export class Session {
   /** @param {import('./context.js').ClientContext} context */
   constructor(context) {
     this.context = context;
+    /** One of the `Status` values. @type {string} */
     this.status = Status.DISCONNECTED;
     /** @type {string | null} */
     this.clientId = null;
@@ -61,7 +64,7 @@ export class Session {
     this.reestablish = false;
     /** @type {object | undefined} */
     this.handshakeProps = undefined;
-    /** @type {((reply: object) => void) | null} */
+    /** @type {((reply: Message) => void) | null} */
     this.firstHandshakeReply = null;
     /** @type {(() => void) | null} */
     this.removeEnvironmentHooks = null;
@@ -72,16 +75,15 @@ export class Session {
   // ------------------------------------------------------------------------------------------------- handshake
 
   /**
-   * Starts a session. The client then connects, and keeps reconnecting and re-handshaking as the server advises,
-   * until `disconnect()` or advice `reconnect:"none"`.
+   * Starts a session: see `BayeuxClient.handshake`.
    *
-   * @param {object | ((reply: object) => void)} [props] fields to add to the handshake message (e.g. `ext`)
-   * @param {(reply: object) => void} [callback] called with the first handshake reply
-   * @returns {Promise<object>} resolves with the first handshake reply, successful or not
+   * @param {Record<string, any> | ((reply: Message) => void)} [props] fields to add to the handshake message
+   * @param {(reply: Message) => void} [callback] called with the first handshake reply
+   * @returns {Promise<Message>} resolves with the first handshake reply, successful or not
    */
   handshake(props, callback) {
     if (typeof props === 'function') {
-      callback = /** @type {(reply: object) => void} */ (props);
+      callback = /** @type {(reply: Message) => void} */ (props);
       props = undefined;
     }
     if (this.status !== Status.DISCONNECTED) {
@@ -133,7 +135,7 @@ export class Session {
     path.sendNow([message], false);
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   onHandshakeReply(reply) {
     if (this.status !== Status.HANDSHAKING && this.status !== Status.REHANDSHAKING) {
       return;
@@ -183,7 +185,7 @@ export class Session {
     this.connect(this.path.batchDepth === 0);
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   onHandshakeFailure(reply) {
     this.path.notifyMeta(reply);
     this.completeFirstHandshake(reply);
@@ -200,7 +202,7 @@ export class Session {
     this.schedule(() => this.sendHandshake(), interval + this.backoff());
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   completeFirstHandshake(reply) {
     const complete = this.firstHandshakeReply;
     if (complete) {
@@ -232,7 +234,7 @@ export class Session {
   /**
    * Sends again a handshake or a connect that was lost with a transport given up for another.
    *
-   * @param {object} message
+   * @param {Message} message
    */
   resend(message) {
     if (message.channel === '/meta/handshake') {
@@ -250,6 +252,7 @@ export class Session {
     if (!this.clientId || !path.transport) {
       return;
     }
+    /** @type {Message} */
     const message = {
       id: path.newId(),
       channel: '/meta/connect',
@@ -275,7 +278,7 @@ export class Session {
     path.sendNow([...queued, message], true, wait);
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   onConnectReply(reply) {
     if (reply.id !== this.connectId) {
       return; // a superseded connect
@@ -328,7 +331,7 @@ export class Session {
     return backoffDelay(this.failures, config.backoffIncrement, config.maxBackoff, config.random);
   }
 
-  /** @param {object} advice the advice of a /meta/handshake or /meta/connect reply */
+  /** @param {Record<string, any>} advice the advice of a /meta/handshake or /meta/connect reply */
   updateAdvice(advice) {
     const next = { ...this.advice, ...advice };
     for (const key of ['interval', 'timeout', 'maxInterval']) {
@@ -343,19 +346,19 @@ export class Session {
   // ------------------------------------------------------------------------------------------------ disconnect
 
   /**
-   * Ends the session. Subscriptions are forgotten; listeners added with `addListener` stay.
+   * Ends the session: see `BayeuxClient.disconnect`.
    *
-   * @param {object | ((reply: object) => void)} [props] fields to add to the disconnect message
-   * @param {(reply: object) => void} [callback]
-   * @returns {Promise<object>} resolves with the disconnect reply (or a local one when there was no session)
+   * @param {Record<string, any> | ((reply: Message) => void)} [props] fields to add to the disconnect message
+   * @param {(reply: Message) => void} [callback]
+   * @returns {Promise<Message>} resolves with the disconnect reply (or a local one when there was no session)
    */
   disconnect(props, callback) {
     if (typeof props === 'function') {
-      callback = /** @type {(reply: object) => void} */ (props);
+      callback = /** @type {(reply: Message) => void} */ (props);
       props = undefined;
     }
     return new Promise((resolve) => {
-      const done = (/** @type {object} */ reply) => {
+      const done = (/** @type {Message} */ reply) => {
         callSafely(this.context.report, callback, new CallbackContext('callback', '/meta/disconnect', reply), reply);
         resolve(reply);
       };
@@ -389,7 +392,7 @@ export class Session {
     });
   }
 
-  /** @param {object} reply */
+  /** @param {Message} reply */
   onDisconnectReply(reply) {
     const request = reply.id === undefined ? undefined : this.path.pending.get(String(reply.id));
     if (request && request.kind === 'disconnect') {
@@ -409,7 +412,7 @@ export class Session {
   /**
    * Ends everything: state, timers, transports, waiting requests.
    *
-   * @param {object} reason the message that ended the session
+   * @param {Message} reason the message that ended the session
    */
   terminate(reason) {
     this.cancelSchedule();

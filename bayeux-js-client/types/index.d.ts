@@ -1,5 +1,8 @@
 // Type declarations of bayeux-js-client. Written by hand next to src/; `npm run build` checks them with
-// `tsc --noEmit` against test/types/usage.ts, and a unit test checks that they declare every export of src/index.js.
+// `tsc --noEmit` (tsconfig.json): against test/types/usage.ts (how the guide uses them), and against the sources,
+// which it checks as JavaScript with their JSDoc (checkJs), in test/types/api.ts (the same exports, and each class
+// the same public members, taking the same numbers of arguments; members marked `@private` in src/ are internals).
+// Unit tests (test/unit/package.test.js) check the exports and the classes' methods at run time.
 
 /** The state of a client, as returned by `getStatus()`. */
 export type StatusName = 'disconnected' | 'handshaking' | 'connected' | 'unconnected' | 'rehandshaking' | 'disconnecting';

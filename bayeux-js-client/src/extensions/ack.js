@@ -6,7 +6,7 @@ export class AckExtension {
   constructor() {
     /** Whether the server agreed, in the last handshake reply. */
     this.enabled = false;
-    /** The number of the last connect reply processed. */
+    /** The number of the last connect reply processed. @private */
     this.lastBatch = 0;
   }
 

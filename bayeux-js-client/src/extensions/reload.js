@@ -16,13 +16,17 @@ export class ReloadExtension {
    * @param {number} [options.maxAge] milliseconds after which a saved session is not even tried
    */
   constructor(options = {}) {
+    /** @private */
     this.key = options.name ?? DEFAULT_KEY;
+    /** @private */
     this.storage = options.storage;
+    /** @private */
     this.maxAge = options.maxAge ?? 60000;
-    /** @type {any} */
+    /** @private @type {any} */
     this.client = null;
-    /** @type {object | null} the handshake reply of the session in use */
+    /** @private @type {object | null} the handshake reply of the session in use */
     this.handshakeReply = null;
+    /** @private */
     this.onPageHide = () => this.save();
   }
 
@@ -99,6 +103,7 @@ export class ReloadExtension {
     return { ...saved.reply, ext: { ...saved.reply.ext, reload: true } };
   }
 
+  /** @private */
   forget() {
     try {
       this.store()?.removeItem(this.key);
@@ -107,6 +112,7 @@ export class ReloadExtension {
     }
   }
 
+  /** @private */
   store() {
     if (this.storage) {
       return this.storage;

@@ -5,10 +5,13 @@ const SAMPLES = 10;
 export class TimeSyncExtension {
   /** @param {{maxSamples?: number}} [options] */
   constructor(options = {}) {
+    /** @private */
     this.maxSamples = Math.max(1, options.maxSamples ?? SAMPLES);
-    /** @type {{lag: number, offset: number}[]} */
+    /** @private @type {{lag: number, offset: number}[]} */
     this.samples = [];
+    /** @private */
     this.lag = 0;
+    /** @private */
     this.offset = 0;
   }
 

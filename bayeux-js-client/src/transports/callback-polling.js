@@ -6,6 +6,8 @@
 import { RequestTransport } from './request-transport.js';
 import { TransportError, parseBatch, validateBatch } from './transport.js';
 
+/** @typedef {import('../defaults.js').Message} Message */
+
 const WRAPPED = /^\s*(?:\/\*\*\/\s*)?([A-Za-z0-9_$.-]+)\(([\s\S]*)\)\s*;?\s*$/;
 let callbackCounter = 0;
 
@@ -25,7 +27,7 @@ export class CallbackPollingTransport extends RequestTransport {
   }
 
   /**
-   * @param {object[]} messages
+   * @param {Message[]} messages
    * @param {number} timeout
    */
   async exchange(messages, timeout) {
@@ -35,10 +37,11 @@ export class CallbackPollingTransport extends RequestTransport {
     }
   }
 
-  /** @param {object[]} messages @returns {object[][]} */
+  /** @param {Message[]} messages @returns {Message[][]} */
   split(messages) {
     const limit = this.host.config.maxURLLength;
     const chunks = [];
+    /** @type {Message[]} */
     let current = [];
     for (const message of messages) {
       const candidate = [...current, message];
@@ -53,14 +56,14 @@ export class CallbackPollingTransport extends RequestTransport {
     return chunks;
   }
 
-  /** @param {object[]} messages @param {string} callback */
+  /** @param {Message[]} messages @param {string} callback */
   urlFor(messages, callback) {
     const base = this.host.url();
     const separator = base.includes('?') ? '&' : '?';
     return `${base}${separator}jsonp=${callback}&message=${encodeURIComponent(JSON.stringify(messages))}`;
   }
 
-  /** @param {object[]} messages @param {AbortSignal} signal */
+  /** @param {Message[]} messages @param {AbortSignal} signal */
   async request(messages, signal) {
     const callback = `${this.prefix}${++callbackCounter}`;
     const url = this.urlFor(messages, callback);
@@ -92,6 +95,7 @@ export class CallbackPollingTransport extends RequestTransport {
     const scope = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (globalThis));
     return new Promise((resolve, reject) => {
       const script = document.createElement('script');
+      /** @type {unknown} */
       let result;
       let called = false;
       const finish = (/** @type {unknown} */ error) => {

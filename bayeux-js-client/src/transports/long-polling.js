@@ -3,6 +3,8 @@
 import { RequestTransport } from './request-transport.js';
 import { TransportError, parseBatch } from './transport.js';
 
+/** @typedef {import('../defaults.js').Message} Message */
+
 export class LongPollingTransport extends RequestTransport {
   /** @param {import('./transport.js').TransportHost} host */
   constructor(host) {
@@ -14,7 +16,7 @@ export class LongPollingTransport extends RequestTransport {
   }
 
   /**
-   * @param {object[]} messages
+   * @param {Message[]} messages
    * @param {number} timeout
    */
   exchange(messages, timeout) {

@@ -7,6 +7,8 @@
 import { CookieJar } from './cookies.js';
 import { Transport, TransportError } from './transport.js';
 
+/** @typedef {import('../defaults.js').Message} Message */
+
 /** The most envelopes merged into one request, so a burst cannot make a body the server refuses as too large. */
 const MAX_MERGED_ENVELOPES = 100;
 
@@ -46,7 +48,7 @@ export class RequestTransport extends Transport {
     this.cookies?.store(url, response.headers);
   }
 
-  /** @param {import('./transport.js').Envelope} envelope */
+  /** @param {import('./transport.js').Envelope} envelope @returns {Promise<void>} */
   send(envelope) {
     if (envelope.connect) {
       return this.exchange(envelope.messages, envelope.timeout);
@@ -107,7 +109,7 @@ export class RequestTransport extends Transport {
   /**
    * Sends messages in one or more requests and hands every response's messages to the host.
    *
-   * @param {object[]} messages
+   * @param {Message[]} messages
    * @param {number} timeout
    * @returns {Promise<void>}
    */

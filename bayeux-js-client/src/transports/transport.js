@@ -1,5 +1,7 @@
 // What every transport shares: its name, its host client, and the error type a failed exchange rejects with.
 
+/** @typedef {import('../defaults.js').Message} Message */
+
 /**
  * Why an exchange with the server failed: a network error, a non-200 HTTP status, a body that is not Bayeux
  * JSON, a timeout, or a WebSocket that closed.
@@ -28,7 +30,7 @@ export class TransportError extends Error {
  * An envelope: the messages of one send, and how long their answers may take.
  *
  * @typedef {object} Envelope
- * @property {object[]} messages the messages, already through the outgoing extensions
+ * @property {Message[]} messages the messages, already through the outgoing extensions
  * @property {number} timeout milliseconds before the exchange counts as failed
  * @property {boolean} connect whether this is the lone /meta/connect
  */
@@ -40,7 +42,7 @@ export class TransportError extends Error {
  * @property {() => string} url the endpoint URL
  * @property {(batch: unknown) => void} receive hands over the messages of one response or frame, in order
  * @property {import('../scheduler.js').Scheduler} scheduler
- * @property {object} config the client's configuration
+ * @property {import('../defaults.js').Config} config the client's configuration
  * @property {(level: string, ...args: unknown[]) => void} log
  */
 
@@ -80,7 +82,7 @@ export class Transport {
  * Parses a response body into a batch, failing with a TransportError when it is not a JSON array or object.
  *
  * @param {string} text
- * @returns {object[]}
+ * @returns {Message[]}
  */
 export function parseBatch(text) {
   let parsed;
@@ -96,7 +98,7 @@ export function parseBatch(text) {
  * Checks that a parsed response is a batch: a non-empty array of messages (a lone message is wrapped).
  *
  * @param {unknown} parsed
- * @returns {object[]}
+ * @returns {Message[]}
  */
 export function validateBatch(parsed) {
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {

@@ -14,7 +14,7 @@ const OPEN = 1;
  * @property {Set<string>} ids ids of the messages still without a reply
  * @property {() => void} resolve
  * @property {(error: unknown) => void} reject
- * @property {unknown} timer
+ * @property {number | undefined} timer
  * @property {WebSocket | null} socket the socket it was written to, once written
  */
 
@@ -53,7 +53,7 @@ export class WebSocketTransport extends Transport {
     return url.toString();
   }
 
-  /** @param {import('./transport.js').Envelope} envelope */
+  /** @param {import('./transport.js').Envelope} envelope @returns {Promise<void>} */
   send(envelope) {
     return new Promise((resolve, reject) => {
       /** @type {Waiting} */

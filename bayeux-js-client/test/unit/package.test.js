@@ -18,6 +18,23 @@ describe('the package', () => {
     assert.deepEqual(declared, exported);
   });
 
+  it('gives each class at run time the methods its declaration lists, and BayeuxClient no others', () => {
+    const declarations = readFileSync(join(PACKAGE_DIR, 'types', 'index.d.ts'), 'utf8');
+    for (const [, name, body] of declarations.matchAll(/^export declare class (\w+)[^{]*\{\n([\s\S]*?)^\}/gm)) {
+      const declared = [...body.matchAll(/^ {2}(\w+)(?:<[^>]*>)?\(/gm)].map((m) => m[1])
+        .filter((m) => m !== 'constructor').sort();
+      const prototype = api[name].prototype;
+      for (const method of declared) {
+        assert.equal(typeof prototype[method], 'function', `${name}.${method} is declared but missing`);
+      }
+      if (name === 'BayeuxClient') {
+        // Its parts (context, session, message path) are fields, never methods: the prototype is the public API.
+        const actual = Object.getOwnPropertyNames(prototype).filter((m) => m !== 'constructor').sort();
+        assert.deepEqual(actual, declared);
+      }
+    }
+  });
+
   it('has no runtime dependencies', () => {
     const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8'));
     assert.equal(manifest.dependencies, undefined);
