@@ -2,8 +2,10 @@ package org.bayeux.server;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -30,6 +32,10 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionListener;
 import org.bayeux.api.server.SubscriptionListener;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.server.cluster.ClusterListener;
+import org.bayeux.server.cluster.InMemorySessionStore;
+import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.internal.CallbackList;
@@ -37,18 +43,21 @@ import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.IncomingBatch;
+import org.bayeux.server.transport.OutgoingMessages;
+import org.bayeux.server.transport.TransportEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Bayeux engine. It ties together the channel and session registries, the incoming path, publishing,
- * security, extensions and timers; transports talk to it through {@link #parse(String)}, {@link #handle(List,
- * Carrier)}, {@link #toJson(List)} and {@link #carrierFailed(ServerSession, Carrier)}.
+ * security, extensions and timers; transports talk to it through {@link TransportEngine}, embedders through
+ * {@link BayeuxEngine}, and nothing outside this module names this class.
  *
  * <p>Life cycle: construct, configure (listeners, extensions, policy, channels), {@link #start()}, and finally
  * {@link #stop()}, which ends every session and stops the timers.</p>
  */
-public final class BayeuxServerImpl implements BayeuxServer {
+public final class BayeuxServerImpl implements BayeuxEngine {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
     private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** The transports advertised when the embedding transport module sets none. */
@@ -64,6 +73,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Security security = new Security(this);
     private final Publisher publisher = new Publisher(this);
     private final MessageProcessor processor = new MessageProcessor(this);
+    private final ClusterSeam clusterSeam;
     private final QueueLimitCounters queueLimitCounters = new QueueLimitCounters();
     private final CallbackList<SessionListener> sessionListeners = new CallbackList<>();
     private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
@@ -93,6 +103,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
+        this.clusterSeam = new ClusterSeam(this, codec, publisher, new InMemorySessionStore(sessions::get));
     }
 
     private static JsonCodec loadCodec(BayeuxServerConfig config) {
@@ -105,20 +116,22 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /** Starts the timers: the sweep of expired sessions and unused channels. */
+    @Override
     public synchronized void start() {
         if (sweeper == null) {
             long period = config.sweepPeriod().toNanos();
             sweeper = scheduler.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.NANOSECONDS);
+            clusterSeam.start();
             LOG.info("Bayeux server started: {}", config);
         }
     }
 
-    /** Ends every session and stops the timers; the server cannot be started again. */
+    @Override
     public synchronized void stop() {
         if (sweeper != null) {
             sweeper.cancel(false);
         }
+        clusterSeam.stop();
         sessions.removeAll();
         scheduler.shutdownNow();
         LOG.info("Bayeux server stopped");
@@ -138,7 +151,19 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * @return the messages, in order
      * @throws BadBatchException if the batch cannot be processed at all
      */
-    public List<ServerMessageImpl> parse(String json) throws BadBatchException {
+    @Override
+    public IncomingBatch parse(String json) throws BadBatchException {
+        return new ParsedBatch(parseMessages(json));
+    }
+
+    /**
+     * Parses a batch into the engine's messages, for the engine's own tests.
+     *
+     * @param json the batch
+     * @return the messages, in order
+     * @throws BadBatchException if the batch cannot be processed at all
+     */
+    List<ServerMessageImpl> parseMessages(String json) throws BadBatchException {
         List<ServerMessageImpl> batch;
         Limits.BatchCounter counter = limits.newBatchCounter();
         try {
@@ -160,7 +185,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * @return the messages, in order
      * @throws BadBatchException if the batch cannot be processed at all
      */
-    public List<ServerMessageImpl> parse(byte[] utf8, int offset, int length) throws BadBatchException {
+    @Override
+    public IncomingBatch parse(byte[] utf8, int offset, int length) throws BadBatchException {
         List<ServerMessageImpl> batch;
         Limits.BatchCounter counter = limits.newBatchCounter();
         try {
@@ -168,9 +194,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
         } catch (MalformedJsonException malformed) {
             throw new BadBatchException(malformed.getMessage(), malformed);
         } catch (Limits.BatchLimitExceeded tooMany) {
-            return limits.refuse(counter);
+            return new ParsedBatch(limits.refuse(counter));
         }
-        return checkBatch(batch);
+        return new ParsedBatch(checkBatch(batch));
     }
 
     private static List<ServerMessageImpl> checkBatch(List<ServerMessageImpl> batch) throws BadBatchException {
@@ -187,62 +213,51 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return batch;
     }
 
-    /**
-     * Processes a batch and sends the answer through the carrier: at once, or later if the batch is a connect
-     * that is held.
-     *
-     * @param batch the messages, from {@link #parse(String)}
-     * @param carrier what the batch arrived on
-     * @return completed when the batch has been processed (not necessarily answered)
-     */
-    public CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
-        return processor.handle(batch, carrier);
+    @Override
+    public CompletionStage<Void> handle(IncomingBatch batch, Carrier carrier) {
+        if (!(batch instanceof ParsedBatch parsed)) {
+            throw new IllegalArgumentException("not a batch parsed by this engine: " + batch);
+        }
+        return processor.handle(parsed.messages(), carrier);
+    }
+
+    /** Handles messages from an in-process session, which are not parsed. */
+    CompletionStage<Void> handleMessages(List<ServerMessageImpl> messages, Carrier carrier) {
+        return processor.handle(messages, carrier);
+    }
+
+    @Override
+    public OutgoingMessages refuseHandshake(IncomingBatch handshake, String error, Map<String, Object> advice) {
+        if (!(handshake instanceof ParsedBatch parsed) || !parsed.isHandshake()) {
+            throw new IllegalArgumentException("not a handshake parsed by this engine: " + handshake);
+        }
+        ServerMessageImpl reply = Outcome.replyTo(parsed.messages().get(0));
+        reply.setSuccessful(false);
+        reply.setError(error);
+        reply.put(Message.ADVICE_FIELD, new HashMap<>(advice));
+        reply.freeze();
+        return encoded(List.of(reply));
     }
 
     /**
-     * Encodes messages as one JSON array, reusing each frozen message's cached bytes. A single frozen message gives
-     * its cached array itself ({@link ServerMessageImpl#toJsonArrayBytes}), shared by every caller: a broadcast sent
-     * alone to many clients is not copied per client.
+     * @param messages messages for a carrier, frozen, in order
+     * @return them with their bytes, as carriers take them
+     */
+    public OutgoingMessages encoded(List<? extends ServerMessage> messages) {
+        return new Deliveries(messages, codec);
+    }
+
+    /**
+     * Encodes messages as one JSON array, as carriers receive them ({@link OutgoingMessages#toJson()}).
      *
      * @param messages the messages
      * @return the UTF-8 JSON array; may be shared: callers must never change it
      */
     public byte[] toJson(List<? extends ServerMessage> messages) {
-        int count = messages.size();
-        if (count == 1 && messages.get(0).isFrozen()) {
-            return ((ServerMessageImpl) messages.get(0)).toJsonArrayBytes(codec);
-        }
-        // One array of the exact size: a response is built for every delivery, and growing a buffer and copying it
-        // out was the largest allocation of a long-polling server.
-        byte[][] parts = new byte[count][];
-        int length = count == 0 ? 2 : count + 1;
-        for (int i = 0; i < count; i++) {
-            // Each part is "[message]": the message is everything between the brackets.
-            parts[i] = ((ServerMessageImpl) messages.get(i)).toJsonArrayBytes(codec);
-            length += parts[i].length - 2;
-        }
-        byte[] json = new byte[length];
-        json[0] = '[';
-        int at = 1;
-        for (int i = 0; i < count; i++) {
-            if (i > 0) {
-                json[at++] = ',';
-            }
-            System.arraycopy(parts[i], 1, json, at, parts[i].length - 2);
-            at += parts[i].length - 2;
-        }
-        json[at] = ']';
-        return json;
+        return Deliveries.encode(messages, codec);
     }
 
-    /**
-     * Runs a short task later on the engine's timer thread, for transports' timers (a socket's write-stall check):
-     * one thread for every timer rather than one per socket. The task must be quick and must not block.
-     *
-     * @param task the task
-     * @param delay how long from now
-     * @return the scheduled task, or null if the server has stopped
-     */
+    @Override
     public ScheduledFuture<?> schedule(Runnable task, Duration delay) {
         try {
             return scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
@@ -251,31 +266,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /**
-     * The one instance of a part that every transport of this server shares (the HTTP and WebSocket transports'
-     * session caps, for example), made by the first transport that asks. It lives as long as the server, so
-     * transports of two servers in one JVM never share state.
-     *
-     * @param type the part's class, its key
-     * @param factory makes the part on the first call
-     * @param <T> the part's type
-     * @return the server's instance
-     */
+    @Override
     public <T> T transportPart(Class<T> type, java.util.function.Supplier<? extends T> factory) {
         return type.cast(transportParts.computeIfAbsent(type, ignored -> factory.get()));
     }
 
-    /** @return how often sessions' queues reached their limits */
+    @Override
     public QueueLimitCounters queueLimitCounters() {
         return queueLimitCounters;
     }
 
-    /**
-     * Tells the engine a carrier died: its held connect is dropped and the session's expiry starts.
-     *
-     * @param session a session attached to the carrier
-     * @param carrier the carrier
-     */
+    @Override
     public void carrierFailed(ServerSession session, Carrier carrier) {
         ((ServerSessionImpl) session).carrierFailed(carrier);
     }
@@ -303,48 +304,29 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return session;
     }
 
-    /**
-     * @return how many messages named a live session from a carrier that may not act as it (another browser,
-     *         another socket, a remote client naming a local session), and were answered as for an unknown session
-     */
+    @Override
     public long getForeignClientIdCount() {
         return foreignClientIds.sum();
     }
 
-    /**
-     * Records the browser a session was created from, for the transport's later {@link Carrier#mayCarry} checks.
-     * Only the first call for a session counts: a session never changes browser.
-     *
-     * @param session a session the transport just created (its handshake's {@link Carrier#attach})
-     * @param browserId the browser's id (its cookie value), or null if it has none
-     */
+    @Override
     public void bindToBrowser(ServerSession session, String browserId) {
         if (browserId != null && session instanceof ServerSessionImpl impl) {
             impl.bindToBrowser(browserId);
         }
     }
 
-    /**
-     * @param session a session
-     * @return the browser it was created from ({@link #bindToBrowser}), or null
-     */
+    @Override
     public String browserOf(ServerSession session) {
         return session instanceof ServerSessionImpl impl ? impl.browserId() : null;
     }
 
-    /**
-     * Tells whether a session's {@code /meta/connect} is held now, for monitoring and tests.
-     *
-     * @param session the session
-     * @return true while a connect of the session waits for messages or its timeout
-     */
+    @Override
     public boolean isConnectHeld(ServerSession session) {
         return ((ServerSessionImpl) session).holdsConnect();
     }
 
-    /**
-     * @param names the transports to advertise in handshake replies and accept in connects, in order
-     */
+    @Override
     public void setTransportNames(List<String> names) {
         this.transportNames = new LinkedHashSet<>(names);
     }
@@ -362,7 +344,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
                 reply.freeze();
                 out.add(reply);
             }
-            carrier.send(out);
+            carrier.send(encoded(out));
         });
     }
 
@@ -374,14 +356,12 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // ---- parts -----------------------------------------------------------------------------------------------
 
-    /** @return the configuration */
+    @Override
     public BayeuxServerConfig getConfig() {
         return config;
     }
 
-    /**
-     * @return how many times each input limit ({@link Limit}) refused a message, for monitoring
-     */
+    @Override
     public LimitCounters getLimitCounters() {
         return limits.counters();
     }
@@ -413,6 +393,45 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     Security security() {
         return security;
+    }
+
+    ClusterSeam clusterSeam() {
+        return clusterSeam;
+    }
+
+    SessionStore sessionStore() {
+        return clusterSeam.sessionStore();
+    }
+
+    @Override
+    public synchronized void setCluster(Cluster cluster) {
+        if (sweeper != null) {
+            throw new IllegalStateException("the cluster is set before the engine starts");
+        }
+        clusterSeam.install(cluster);
+    }
+
+    @Override
+    public synchronized void setSessionStore(SessionStore store) {
+        if (sweeper != null) {
+            throw new IllegalStateException("the session store is set before the engine starts");
+        }
+        clusterSeam.install(store);
+    }
+
+    @Override
+    public SessionStore getSessionStore() {
+        return clusterSeam.sessionStore();
+    }
+
+    @Override
+    public void addClusterListener(ClusterListener listener) {
+        clusterSeam.listeners().add(listener);
+    }
+
+    @Override
+    public void removeClusterListener(ClusterListener listener) {
+        clusterSeam.listeners().remove(listener);
     }
 
     Publisher publisher() {

@@ -19,6 +19,7 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.internal.Attributes;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.OutgoingMessages;
 
 /**
  * A client inside the server. Its requests take the same path as a remote client's (extensions, security, meta
@@ -133,7 +134,7 @@ final class LocalSessionImpl implements LocalSession {
                 return;
             }
         }
-        server.handle(List.of(message), carrier);
+        server.handleMessages(List.of(message), carrier);
     }
 
     private String newId() {
@@ -217,7 +218,7 @@ final class LocalSessionImpl implements LocalSession {
             batched = new ArrayList<>();
         }
         if (!toSend.isEmpty()) {
-            server.handle(toSend, carrier);
+            server.handleMessages(toSend, carrier);
         }
         return true;
     }
@@ -289,8 +290,9 @@ final class LocalSessionImpl implements LocalSession {
         }
 
         @Override
-        public void send(List<ServerMessage> messages) {
-            for (ServerMessage message : messages) {
+        public void send(OutgoingMessages messages) {
+            for (int i = 0, n = messages.size(); i < n; i++) {
+                ServerMessage message = messages.get(i);
                 if (message.isReply()) {
                     receiveReply(message);
                 } else {

@@ -38,7 +38,7 @@ final class MessageProcessor {
             // Nothing of the batch is processed: its first message is answered for all of them.
             ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(batch.get(0)), Limit.MESSAGES_PER_BATCH);
             reply.freeze();
-            carrier.send(List.of(reply));
+            carrier.send(server.encoded(List.of(reply)));
             return CompletableFuture.completedFuture(null);
         }
         List<Outcome> outcomes = new ArrayList<>(batch.size());
@@ -186,7 +186,7 @@ final class MessageProcessor {
                 response.add(outcome.reply);
             }
         }
-        carrier.send(response);
+        carrier.send(server.encoded(response));
     }
 
     private static CompletionStage<Outcome> done(Outcome outcome) {

@@ -17,6 +17,9 @@ import org.bayeux.server.internal.Callbacks;
  * session once.
  */
 final class Publisher {
+    private static final CompletionStage<Boolean> TRUE = CompletableFuture.completedFuture(Boolean.TRUE);
+    private static final CompletionStage<Boolean> FALSE = CompletableFuture.completedFuture(Boolean.FALSE);
+
     private final BayeuxServerImpl server;
 
     Publisher(BayeuxServerImpl server) {
@@ -58,22 +61,47 @@ final class Publisher {
                     message.remove(Message.ID_FIELD);
                     return server.extensions().outgoing(sender, null, message);
                 })
-                .thenApply(goOn -> {
-                    if (goOn) {
-                        if (channel.isLazy()) {
-                            message.setLazy(true);
-                        }
-                        message.freeze();
+                .thenCompose(goOn -> {
+                    if (!goOn) {
+                        return FALSE;
+                    }
+                    if (channel.isLazy()) {
+                        message.setLazy(true);
+                    }
+                    message.freeze();
+                    ClusterSeam cluster = server.clusterSeam();
+                    if (!cluster.forwards(id)) {
+                        fanOut(sender, channel, matching, message);
+                        return TRUE;
+                    }
+                    if (cluster.deliversLocalPublishes()) {
                         fanOut(sender, channel, matching, message);
                     }
-                    return goOn;
+                    // The one way out of this node: after listeners, extensions and freeze.
+                    return cluster.publish(id, message);
                 });
+    }
+
+    /**
+     * Delivers a message that came from the cluster to this node's subscribers: no listener or server extension runs
+     * again (they ran where it was published), and it never goes back to the cluster.
+     *
+     * @param id the message's channel, not a wildcard, meta or service channel
+     * @param message the message, frozen
+     */
+    void deliverFromCluster(ChannelId id, ServerMessageImpl message) {
+        List<ServerChannelImpl> matching = server.channels().matching(id);
+        fanOut(null, false, false, matching, message);
     }
 
     private void fanOut(ServerSessionImpl sender, ServerChannelImpl channel, List<ServerChannelImpl> matching,
             ServerMessageImpl message) {
-        boolean service = channel.isService();
         boolean toPublisher = sender != null && sender.isBroadcastToPublisher() && channel.isBroadcastToPublisher();
+        fanOut(sender, channel.isService(), toPublisher, matching, message);
+    }
+
+    private static void fanOut(ServerSessionImpl sender, boolean service, boolean toPublisher,
+            List<ServerChannelImpl> matching, ServerMessageImpl message) {
         ServerChannelImpl only = null;
         int withSubscribers = 0;
         int subscriberCount = 0;

@@ -16,6 +16,9 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.SessionState;
 import org.bayeux.server.transport.Carrier;
 
 /**
@@ -25,7 +28,7 @@ import org.bayeux.server.transport.Carrier;
  * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl extends SessionCallbacks {
+final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     private final BayeuxServerImpl server;
     private final String id;
     private final LocalSessionImpl localSession;
@@ -53,6 +56,8 @@ final class ServerSessionImpl extends SessionCallbacks {
     private boolean pushScheduled;
     /** A push waits for the carrier's backlog to shrink ({@link Carrier#deferPush(Runnable)}). */
     private boolean pushDeferred;
+    /** How many messages were taken from the queue for carriers; written under the lock. */
+    private volatile long delivered;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         super(server.getConfig());
@@ -127,15 +132,47 @@ final class ServerSessionImpl extends SessionCallbacks {
         synchronized (this) {
             subscriptions = SubscriptionSets.with(subscriptions, channel);
         }
+        server.sessionStore().changed(this);
     }
 
     void unsubscribed(ServerChannelImpl channel) {
         synchronized (this) {
             subscriptions = SubscriptionSets.without(subscriptions, channel);
         }
+        server.sessionStore().changed(this);
     }
 
-    Set<ServerChannelImpl> subscriptions() {
+    @Override
+    public String sessionId() {
+        return id;
+    }
+
+    @Override
+    public Set<String> subscriptions() {
+        Set<ServerChannelImpl> now = subscriptions;
+        Set<String> names = new java.util.LinkedHashSet<>(now.size() * 2);
+        for (ServerChannelImpl channel : now) {
+            names.add(channel.getId());
+        }
+        return names;
+    }
+
+    @Override
+    public long deliveryPosition() {
+        return delivered;
+    }
+
+    @Override
+    public long ackBatch() {
+        for (SessionExtension extension : extensionList()) {
+            if (extension instanceof AcknowledgedBatch numbered) {
+                return numbered.acknowledgedBatch();
+            }
+        }
+        return -1;
+    }
+
+    Set<ServerChannelImpl> subscribedChannels() {
         return subscriptions;
     }
 
@@ -288,7 +325,7 @@ final class ServerSessionImpl extends SessionCallbacks {
                         pushDeferred = true;
                         return;
                     }
-                    held.carrier.send(drain(null, held.carrier.maxResponseBytes()));
+                    held.carrier.send(server.encoded(drain(null, held.carrier.maxResponseBytes())));
                 }
                 return;
             }
@@ -339,6 +376,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
         });
         due = !queue.isEmpty();
+        delivered += result.size();
         if (!due && lazyFlushTimer != null) {
             lazyFlushTimer.cancel();
         }
@@ -551,7 +589,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
             server.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.pushesWhileHeld()) {
-            last.send(first);
+            last.send(server.encoded(first));
         }
         return true;
     }

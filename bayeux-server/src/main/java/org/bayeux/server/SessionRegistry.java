@@ -46,6 +46,7 @@ final class SessionRegistry {
 
     void add(ServerSessionImpl session) {
         sessions.put(session.getId(), session);
+        server.sessionStore().created(session);
     }
 
     ServerSessionImpl get(String id) {
@@ -74,9 +75,10 @@ final class SessionRegistry {
             return false;
         }
         sessions.remove(session.getId(), session);
-        for (ServerChannelImpl channel : List.copyOf(session.subscriptions())) {
+        for (ServerChannelImpl channel : List.copyOf(session.subscribedChannels())) {
             channel.unsubscribe(session, null);
         }
+        server.sessionStore().removed(session.getId());
         boolean expired = endState == State.EXPIRED;
         session.notifyRemoved(message, expired);
         server.notifySessionRemoved(session, message, expired);

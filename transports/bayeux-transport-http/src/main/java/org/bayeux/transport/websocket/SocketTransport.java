@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.Cors;
 import org.bayeux.transport.http.FirstSocketAdoptions;
@@ -30,7 +30,7 @@ public final class SocketTransport {
 
     private static final Logger LOG = LoggerFactory.getLogger(SocketTransport.class);
 
-    private final BayeuxServerImpl engine;
+    private final TransportEngine engine;
     private final TransportConfig config;
     private final Cors cors;
     private final Executor executor;
@@ -52,7 +52,7 @@ public final class SocketTransport {
      * @param executor runs calls into the engine that must not happen on the thread at hand; it may refuse tasks
      *        while stopping
      */
-    public SocketTransport(BayeuxServerImpl engine, TransportConfig config, Executor executor) {
+    public SocketTransport(TransportEngine engine, TransportConfig config, Executor executor) {
         this.engine = engine;
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
@@ -124,7 +124,7 @@ public final class SocketTransport {
     }
 
     /** @return the engine */
-    public BayeuxServerImpl engine() {
+    public TransportEngine engine() {
         return engine;
     }
 
