@@ -3,19 +3,16 @@ package org.bayeux.server;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
@@ -38,9 +35,7 @@ import org.bayeux.server.cluster.InMemorySessionStore;
 import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
-import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
-import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.transport.IncomingBatch;
@@ -59,7 +54,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BayeuxServerImpl implements BayeuxEngine {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
-    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** The transports advertised when the embedding transport module sets none. */
     public static final List<String> DEFAULT_TRANSPORTS = List.of("websocket", "long-polling", "callback-polling");
 
@@ -67,19 +61,17 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private final Limits limits;
     private final JsonCodec codec;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final ChannelRegistry channels = new ChannelRegistry(this);
-    private final SessionRegistry sessions = new SessionRegistry(this);
+    private final EngineEvents events = new EngineEvents();
     private final ExtensionChain extensions = new ExtensionChain();
-    private final Security security = new Security(this);
-    private final Publisher publisher = new Publisher(this);
-    private final MessageProcessor processor = new MessageProcessor(this);
-    private final ClusterSeam clusterSeam;
     private final QueueLimitCounters queueLimitCounters = new QueueLimitCounters();
-    private final CallbackList<SessionListener> sessionListeners = new CallbackList<>();
-    private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
-    private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
-    private volatile Set<String> transportNames = new LinkedHashSet<>(DEFAULT_TRANSPORTS);
-    private final LongAdder foreignClientIds = new LongAdder();
+    private final TransportNames transportNames = new TransportNames(DEFAULT_TRANSPORTS);
+    private final ChannelRegistry channels;
+    private final SessionRegistry sessions;
+    private final Security security;
+    private final ClusterSeam clusterSeam;
+    private final Publisher publisher;
+    private final SessionParts sessionParts;
+    private final MessageProcessor processor;
     private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
 
@@ -103,7 +95,27 @@ public final class BayeuxServerImpl implements BayeuxEngine {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
-        this.clusterSeam = new ClusterSeam(this, codec, publisher, new InMemorySessionStore(sessions::get));
+        // Each part gets its real collaborators, once, here. Two references go back through a lambda, because the
+        // parts need each other: a channel's own publish() goes to the publisher, which looks channels up; and the
+        // cluster's way in delivers through the publisher, whose way out is the cluster.
+        this.channels = new ChannelRegistry(config, events, (from, channel, message) ->
+                publisher().publish(from, channel, message));
+        this.clusterSeam = new ClusterSeam(this, codec, new InMemorySessionStore(this::liveSession),
+                (channel, message) -> publisher().deliverFromCluster(channel, message));
+        this.sessions = new SessionRegistry(events, clusterSeam::sessionStore);
+        this.security = new Security(this, channels);
+        this.publisher = new Publisher(channels, extensions, clusterSeam);
+        this.sessionParts = new SessionParts(config, scheduler, codec, sessions, channels, extensions,
+                queueLimitCounters, clusterSeam);
+        ChannelCreation creation = new ChannelCreation(channels, limits, security);
+        MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
+                transportNames);
+        this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
+                codec);
+    }
+
+    private ServerSessionImpl liveSession(String id) {
+        return sessions.get(id);
     }
 
     private static JsonCodec loadCodec(BayeuxServerConfig config) {
@@ -281,32 +293,9 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         ((ServerSessionImpl) session).carrierFailed(carrier);
     }
 
-    /**
-     * Finds the session a message names, if the carrier it arrived on may act as that session: a local session only
-     * through its own in-process carrier, a remote one never through it, and only through a carrier that
-     * {@link Carrier#mayCarry(ServerSession) may carry} it. Anything else is as unknown as a made-up id.
-     *
-     * @param clientId the message's {@code clientId}, may be null
-     * @param carrier what the message arrived on
-     * @return the session, or null
-     */
-    ServerSessionImpl sessionFor(String clientId, Carrier carrier) {
-        ServerSessionImpl session = sessions.get(clientId);
-        if (session == null) {
-            return null;
-        }
-        boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
-        if (session.isLocalSession() != inProcess || !(inProcess || carrier.mayCarry(session))) {
-            foreignClientIds.increment();
-            LOG.debug("Refused a message naming session {} on a carrier it does not belong to: {}", clientId, carrier);
-            return null;
-        }
-        return session;
-    }
-
     @Override
     public long getForeignClientIdCount() {
-        return foreignClientIds.sum();
+        return sessions.foreignClientIdCount();
     }
 
     @Override
@@ -328,30 +317,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     @Override
     public void setTransportNames(List<String> names) {
-        this.transportNames = new LinkedHashSet<>(names);
-    }
-
-    boolean acceptsConnectionType(String type) {
-        return transportNames.contains(type) || LocalSessionImpl.IN_PROCESS.equals(type);
-    }
-
-    /** Runs outgoing extensions on a reply, then sends it after the given messages. */
-    void sendReply(ServerSessionImpl session, ServerMessageImpl reply, List<ServerMessage> before, Carrier carrier) {
-        extensions.reply(session, reply).whenComplete((keep, failure) -> {
-            List<ServerMessage> out = new java.util.ArrayList<>(before.size() + 1);
-            out.addAll(before);
-            if (failure == null && keep) {
-                reply.freeze();
-                out.add(reply);
-            }
-            carrier.send(encoded(out));
-        });
-    }
-
-    Duration lazyTimeoutOf(ServerMessage message) {
-        String name = message.getChannel();
-        ServerChannelImpl channel = name == null ? null : channels.get(name);
-        return channel == null ? config.maxLazyTimeout() : channel.getLazyTimeout();
+        transportNames.set(names);
     }
 
     // ---- parts -----------------------------------------------------------------------------------------------
@@ -366,41 +332,13 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         return limits.counters();
     }
 
-    Limits limits() {
-        return limits;
-    }
-
     /** @return the JSON codec in use */
     public JsonCodec getCodec() {
         return codec;
     }
 
-    ScheduledExecutorService scheduler() {
-        return scheduler;
-    }
-
     ChannelRegistry channels() {
         return channels;
-    }
-
-    SessionRegistry sessions() {
-        return sessions;
-    }
-
-    ExtensionChain extensions() {
-        return extensions;
-    }
-
-    Security security() {
-        return security;
-    }
-
-    ClusterSeam clusterSeam() {
-        return clusterSeam;
-    }
-
-    SessionStore sessionStore() {
-        return clusterSeam.sessionStore();
     }
 
     @Override
@@ -434,17 +372,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         clusterSeam.listeners().remove(listener);
     }
 
-    Publisher publisher() {
+    private Publisher publisher() {
         return publisher;
-    }
-
-    Logger logger() {
-        return LOG;
-    }
-
-    /** @return the engine's log for events that can repeat by the thousand */
-    RateLimitedLog quietLog() {
-        return QUIET;
     }
 
     // ---- BayeuxServer ----------------------------------------------------------------------------------------
@@ -477,7 +406,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     @Override
     public LocalSession newLocalSession(String idHint) {
-        return new LocalSessionImpl(this, idHint);
+        return new LocalSessionImpl(processor, sessions, idHint);
     }
 
     @Override
@@ -487,7 +416,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     @Override
     public Set<String> getTransportNames() {
-        return java.util.Collections.unmodifiableSet(transportNames);
+        return java.util.Collections.unmodifiableSet(transportNames.advertised());
     }
 
     @Override
@@ -507,32 +436,32 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     @Override
     public void addSessionListener(SessionListener listener) {
-        sessionListeners.add(listener);
+        events.sessionListeners().add(listener);
     }
 
     @Override
     public void removeSessionListener(SessionListener listener) {
-        sessionListeners.remove(listener);
+        events.sessionListeners().remove(listener);
     }
 
     @Override
     public void addChannelListener(ChannelListener listener) {
-        channelListeners.add(listener);
+        events.channelListeners().add(listener);
     }
 
     @Override
     public void removeChannelListener(ChannelListener listener) {
-        channelListeners.remove(listener);
+        events.channelListeners().remove(listener);
     }
 
     @Override
     public void addSubscriptionListener(SubscriptionListener listener) {
-        subscriptionListeners.add(listener);
+        events.subscriptionListeners().add(listener);
     }
 
     @Override
     public void removeSubscriptionListener(SubscriptionListener listener) {
-        subscriptionListeners.remove(listener);
+        events.subscriptionListeners().remove(listener);
     }
 
     @Override
@@ -543,43 +472,5 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     @Override
     public void setSecurityPolicy(SecurityPolicy policy) {
         security.setPolicy(policy);
-    }
-
-    // ---- notifications ---------------------------------------------------------------------------------------
-
-    void notifySessionAdded(ServerSessionImpl session, ServerMessage handshake) {
-        for (SessionListener listener : sessionListeners.list()) {
-            Callbacks.run(listener, () -> listener.sessionAdded(session, handshake));
-        }
-    }
-
-    void notifySessionRemoved(ServerSessionImpl session, ServerMessage message, boolean expired) {
-        for (SessionListener listener : sessionListeners.list()) {
-            Callbacks.run(listener, () -> listener.sessionRemoved(session, message, expired));
-        }
-    }
-
-    void notifyChannelAdded(ServerChannelImpl channel) {
-        for (ChannelListener listener : channelListeners.list()) {
-            Callbacks.run(listener, () -> listener.channelAdded(channel));
-        }
-    }
-
-    void notifyChannelRemoved(String name) {
-        for (ChannelListener listener : channelListeners.list()) {
-            Callbacks.run(listener, () -> listener.channelRemoved(name));
-        }
-    }
-
-    void notifySubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
-        for (SubscriptionListener listener : subscriptionListeners.list()) {
-            Callbacks.run(listener, () -> listener.subscribed(session, channel, message));
-        }
-    }
-
-    void notifyUnsubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
-        for (SubscriptionListener listener : subscriptionListeners.list()) {
-            Callbacks.run(listener, () -> listener.unsubscribed(session, channel, message));
-        }
     }
 }

@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.json.JsonCodec;
@@ -33,7 +34,7 @@ final class ClusterSeam implements ClusterNode {
 
     private final BayeuxServer server;
     private final JsonCodec codec;
-    private final Publisher publisher;
+    private final BiConsumer<ChannelId, ServerMessageImpl> inbound;
     private final CallbackList<ClusterListener> listeners = new CallbackList<>();
     /** Members that joined and have not left: a second {@code joined} or a {@code left} of a stranger is ignored. */
     private final Set<String> members = ConcurrentHashMap.newKeySet();
@@ -42,11 +43,18 @@ final class ClusterSeam implements ClusterNode {
     private volatile Cluster cluster;
     private volatile SessionStore store;
 
-    ClusterSeam(BayeuxServer server, JsonCodec codec, Publisher publisher, SessionStore store) {
+    /**
+     * @param server the application's server, for the cluster's own sessions
+     * @param codec parses what comes in and encodes what goes out
+     * @param store the session store until another is installed
+     * @param inbound delivers a message that came in to this node's subscribers (the publisher's fan-out)
+     */
+    ClusterSeam(BayeuxServer server, JsonCodec codec, SessionStore store,
+            BiConsumer<ChannelId, ServerMessageImpl> inbound) {
         this.server = server;
         this.codec = codec;
-        this.publisher = publisher;
         this.store = store;
+        this.inbound = inbound;
     }
 
     void install(Cluster cluster) {
@@ -127,7 +135,7 @@ final class ClusterSeam implements ClusterNode {
             throw new IllegalArgumentException("not a channel one can publish to: " + name);
         }
         message.freeze();
-        publisher.deliverFromCluster(channel, message);
+        inbound.accept(channel, message);
     }
 
     @Override

@@ -28,7 +28,8 @@ import org.bayeux.server.transport.OutgoingMessages;
 final class LocalSessionImpl implements LocalSession {
     static final String IN_PROCESS = "in-process";
 
-    private final BayeuxServerImpl server;
+    private final MessageProcessor processor;
+    private final SessionRegistry sessions;
     private final String idHint;
     private final LocalCarrier carrier = new LocalCarrier();
     private final AtomicLong nextId = new AtomicLong();
@@ -41,8 +42,9 @@ final class LocalSessionImpl implements LocalSession {
     private int batchDepth;
     private List<ServerMessageImpl> batched = new ArrayList<>();
 
-    LocalSessionImpl(BayeuxServerImpl server, String idHint) {
-        this.server = server;
+    LocalSessionImpl(MessageProcessor processor, SessionRegistry sessions, String idHint) {
+        this.processor = processor;
+        this.sessions = sessions;
         this.idHint = idHint;
     }
 
@@ -134,7 +136,7 @@ final class LocalSessionImpl implements LocalSession {
                 return;
             }
         }
-        server.handleMessages(List.of(message), carrier);
+        processor.handle(List.of(message), carrier);
     }
 
     private String newId() {
@@ -152,7 +154,7 @@ final class LocalSessionImpl implements LocalSession {
             }
         }
         if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
-            serverSession = server.sessions().get(message.getClientId());
+            serverSession = sessions.get(message.getClientId());
         }
         Message view = MapMessage.readOnly(message);
         String id = message.getId();
@@ -218,7 +220,7 @@ final class LocalSessionImpl implements LocalSession {
             batched = new ArrayList<>();
         }
         if (!toSend.isEmpty()) {
-            server.handleMessages(toSend, carrier);
+            processor.handle(toSend, carrier);
         }
         return true;
     }

@@ -20,10 +20,19 @@ final class Publisher {
     private static final CompletionStage<Boolean> TRUE = CompletableFuture.completedFuture(Boolean.TRUE);
     private static final CompletionStage<Boolean> FALSE = CompletableFuture.completedFuture(Boolean.FALSE);
 
-    private final BayeuxServerImpl server;
+    private final ChannelRegistry channels;
+    private final ExtensionChain extensions;
+    private final ClusterSeam cluster;
 
-    Publisher(BayeuxServerImpl server) {
-        this.server = server;
+    /**
+     * @param channels where the channel's wildcard ancestors are found
+     * @param extensions the server extensions to run on the way out
+     * @param cluster where a message leaves this node
+     */
+    Publisher(ChannelRegistry channels, ExtensionChain extensions, ClusterSeam cluster) {
+        this.channels = channels;
+        this.extensions = extensions;
+        this.cluster = cluster;
     }
 
     /**
@@ -40,7 +49,7 @@ final class Publisher {
         if (!message.containsKey(Message.DATA_FIELD)) {
             message.setData(null);
         }
-        List<ServerChannelImpl> matching = server.channels().matching(id);
+        List<ServerChannelImpl> matching = channels.matching(id);
         CompletionStage<Boolean> listened = CompletableFuture.completedFuture(Boolean.TRUE);
         for (ServerChannelImpl target : matching) {
             for (ChannelMessageListener listener : target.messageListeners()) {
@@ -59,7 +68,7 @@ final class Publisher {
                     // credential, and the id would complete another client's remote call.
                     message.remove(Message.CLIENT_ID_FIELD);
                     message.remove(Message.ID_FIELD);
-                    return server.extensions().outgoing(sender, null, message);
+                    return extensions.outgoing(sender, null, message);
                 })
                 .thenCompose(goOn -> {
                     if (!goOn) {
@@ -69,7 +78,6 @@ final class Publisher {
                         message.setLazy(true);
                     }
                     message.freeze();
-                    ClusterSeam cluster = server.clusterSeam();
                     if (!cluster.forwards(id)) {
                         fanOut(sender, channel, matching, message);
                         return TRUE;
@@ -90,7 +98,7 @@ final class Publisher {
      * @param message the message, frozen
      */
     void deliverFromCluster(ChannelId id, ServerMessageImpl message) {
-        List<ServerChannelImpl> matching = server.channels().matching(id);
+        List<ServerChannelImpl> matching = channels.matching(id);
         fanOut(null, false, false, matching, message);
     }
 

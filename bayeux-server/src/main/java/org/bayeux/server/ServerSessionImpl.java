@@ -29,7 +29,7 @@ import org.bayeux.server.transport.Carrier;
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
 final class ServerSessionImpl extends SessionCallbacks implements SessionState {
-    private final BayeuxServerImpl server;
+    private final SessionParts parts;
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
@@ -59,13 +59,13 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     /** How many messages were taken from the queue for carriers; written under the lock. */
     private volatile long delivered;
 
-    ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
-        super(server.getConfig());
-        this.server = server;
+    ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
+        super(parts.config());
+        this.parts = parts;
         this.id = id;
         this.localSession = localSession;
-        this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
-        this.queue = new SessionQueue(server.getCodec());
+        this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
+        this.queue = new SessionQueue(parts.codec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
 
@@ -132,14 +132,14 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
         synchronized (this) {
             subscriptions = SubscriptionSets.with(subscriptions, channel);
         }
-        server.sessionStore().changed(this);
+        parts.store().changed(this);
     }
 
     void unsubscribed(ServerChannelImpl channel) {
         synchronized (this) {
             subscriptions = SubscriptionSets.without(subscriptions, channel);
         }
-        server.sessionStore().changed(this);
+        parts.store().changed(this);
     }
 
     @Override
@@ -182,7 +182,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     public void deliver(Session sender, ServerMessage.Mutable message, Promise<Boolean> promise) {
         ServerSessionImpl from = ServerChannelImpl.sessionOf(sender);
         ServerMessageImpl outgoing = (ServerMessageImpl) message;
-        server.extensions().outgoing(from, this, outgoing).whenComplete((keep, failure) -> {
+        parts.extensions().outgoing(from, this, outgoing).whenComplete((keep, failure) -> {
             if (failure != null) {
                 promise.fail(failure);
             } else if (!keep) {
@@ -228,9 +228,9 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             localSession.receive(message);
             return true;
         }
-        long lazyDelayNanos = message.isLazy() ? server.lazyTimeoutOf(message).toNanos() : 0;
+        long lazyDelayNanos = message.isLazy() ? parts.lazyTimeoutOf(message).toNanos() : 0;
         // Outside the lock: encodes the message if no other recipient did yet (frozen messages cache their JSON).
-        int size = SessionQueue.sizeToQueue(message, server.getCodec());
+        int size = SessionQueue.sizeToQueue(message, parts.codec());
         if (size < 0) {
             return false;
         }
@@ -240,7 +240,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             if (state.isEnded() || !offerToQueueListeners(sender, message)) {
                 return false;
             }
-            Overflow overflow = admit(queue, carrier, size, sender, message, server.queueLimitCounters());
+            Overflow overflow = admit(queue, carrier, size, sender, message, parts.queueLimitCounters());
             if (overflow == Overflow.DROP) {
                 return false;
             }
@@ -253,7 +253,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
                     due = true;
                 } else {
                     if (lazyFlushTimer == null) {
-                        lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
+                        lazyFlushTimer = new LazyFlushTimer(parts.scheduler(), this::lazyFlush);
                     }
                     lazyFlushTimer.schedule(lazyDelayNanos);
                 }
@@ -261,9 +261,9 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             }
         }
         if (overflowDisconnect) {
-            server.quietLog().info("maxQueue", "A session reached maxQueue={} or maxQueueBytes={}; disconnecting it",
+            parts.quietLog().info("maxQueue", "A session reached maxQueue={} or maxQueueBytes={}; disconnecting it",
                     getMaxQueue(), getMaxQueueBytes());
-            server.sessions().remove(this, null, State.DISCONNECTED, true);
+            parts.sessions().remove(this, null, State.DISCONNECTED, true);
             return false;
         }
         if (wake) {
@@ -325,7 +325,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
                         pushDeferred = true;
                         return;
                     }
-                    held.carrier.send(server.encoded(drain(null, held.carrier.maxResponseBytes())));
+                    held.carrier.send(parts.encoded(drain(null, held.carrier.maxResponseBytes())));
                 }
                 return;
             }
@@ -490,7 +490,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
         synchronized (lock) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
-        server.sendReply(this, reply, messages, connect.carrier);
+        parts.sendReply(this, reply, messages, connect.carrier);
     }
 
     /**
@@ -587,9 +587,9 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             releasing.carrier.holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
             reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
-            server.sendReply(this, reply, first, releasing.carrier);
+            parts.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.pushesWhileHeld()) {
-            last.send(server.encoded(first));
+            last.send(parts.encoded(first));
         }
         return true;
     }
@@ -602,7 +602,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
 
     @Override
     public void disconnect() {
-        server.sessions().remove(this, null, State.DISCONNECTED, true);
+        parts.sessions().remove(this, null, State.DISCONNECTED, true);
     }
 
     // ---- batching --------------------------------------------------------------------------------------------

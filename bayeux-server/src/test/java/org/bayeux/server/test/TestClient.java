@@ -17,7 +17,6 @@ import org.bayeux.api.json.MalformedJsonException;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxServerImpl;
-import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.transport.IncomingBatch;
