@@ -3,9 +3,9 @@ package org.bayeux.transport.http;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 
-import org.bayeux.api.Message;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.TransportEngine;
@@ -101,8 +101,20 @@ public final class HttpTransport {
                 cors.answerPreflight(exchange);
                 break;
             case "POST":
-                exchange.readBody(engine.getConfig().maxMessageSizeBytes(),
-                        body -> handleBody(exchange, body), failure -> bodyFailed(exchange, failure));
+                exchange.readBody(engine.getConfig().maxMessageSizeBytes()).whenComplete((body, failure) -> {
+                    if (failure != null) {
+                        bodyFailed(exchange, failure instanceof CompletionException ? failure.getCause() : failure);
+                    } else {
+                        try {
+                            handleBody(exchange, body);
+                        } catch (RuntimeException unexpected) {
+                            // Nothing else would answer: the stage swallows what its action throws.
+                            QUIET.warn("body:" + unexpected.getClass().getName(), "Failed to handle a request",
+                                    unexpected);
+                            error(exchange, 500, "Internal error");
+                        }
+                    }
+                });
                 break;
             case "GET":
                 handleCallbackPolling(exchange);

@@ -1,6 +1,5 @@
 package org.bayeux.transport.http;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

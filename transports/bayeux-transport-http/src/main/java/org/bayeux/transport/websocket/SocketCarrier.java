@@ -9,8 +9,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
-import org.bayeux.api.Message;
-import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
