@@ -1,6 +1,5 @@
 package org.bayeux.transport.websocket;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -88,7 +87,7 @@ public final class SocketTransport {
      * @return true if the cookie may be trusted
      */
     public boolean trustsCookieFrom(String origin, boolean secure, String serverHost, int serverPort) {
-        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
+        return origin == null || Cors.isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
     }
 
     /** @return the sessions created over HTTP that a socket without a cookie may take over, once */
@@ -260,32 +259,6 @@ public final class SocketTransport {
      * @return true if the upgrade is allowed
      */
     public boolean allowsOrigin(String origin, boolean secure, String serverHost, int serverPort) {
-        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.allows(origin);
-    }
-
-    /**
-     * @param origin an {@code Origin} header
-     * @param secure whether the request came over TLS
-     * @param serverHost the host the request was sent to
-     * @param serverPort the port the request was sent to
-     * @return true if the origin is the scheme, host and port the request was sent to
-     */
-    public static boolean isSameOrigin(String origin, boolean secure, String serverHost, int serverPort) {
-        URI uri;
-        try {
-            uri = URI.create(origin.trim());
-        } catch (IllegalArgumentException malformed) {
-            return false;
-        }
-        String scheme = uri.getScheme();
-        String host = uri.getHost();
-        if (scheme == null || host == null || serverHost == null) {
-            return false;
-        }
-        if (!(secure ? "https" : "http").equalsIgnoreCase(scheme)) {
-            return false;
-        }
-        int port = uri.getPort() != -1 ? uri.getPort() : secure ? 443 : 80;
-        return host.equalsIgnoreCase(serverHost) && port == serverPort;
+        return origin == null || Cors.isSameOrigin(origin, secure, serverHost, serverPort) || cors.allows(origin);
     }
 }
