@@ -2,18 +2,17 @@ package org.bayeux.server;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
@@ -30,27 +29,31 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionListener;
 import org.bayeux.api.server.SubscriptionListener;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.server.cluster.ClusterListener;
+import org.bayeux.server.cluster.InMemorySessionStore;
+import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
-import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
-import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.IncomingBatch;
+import org.bayeux.server.transport.OutgoingMessages;
+import org.bayeux.server.transport.TransportEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Bayeux engine. It ties together the channel and session registries, the incoming path, publishing,
- * security, extensions and timers; transports talk to it through {@link #parse(String)}, {@link #handle(List,
- * Carrier)}, {@link #toJson(List)} and {@link #carrierFailed(ServerSession, Carrier)}.
+ * security, extensions and timers; transports talk to it through {@link TransportEngine}, embedders through
+ * {@link BayeuxEngine}, and nothing outside this module names this class.
  *
  * <p>Life cycle: construct, configure (listeners, extensions, policy, channels), {@link #start()}, and finally
  * {@link #stop()}, which ends every session and stops the timers.</p>
  */
-public final class BayeuxServerImpl implements BayeuxServer {
+public final class BayeuxServerImpl implements BayeuxEngine {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
-    private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
     /** The transports advertised when the embedding transport module sets none. */
     public static final List<String> DEFAULT_TRANSPORTS = List.of("websocket", "long-polling", "callback-polling");
 
@@ -58,18 +61,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Limits limits;
     private final JsonCodec codec;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final ChannelRegistry channels = new ChannelRegistry(this);
-    private final SessionRegistry sessions = new SessionRegistry(this);
+    private final EngineEvents events = new EngineEvents();
     private final ExtensionChain extensions = new ExtensionChain();
-    private final Security security = new Security(this);
-    private final Publisher publisher = new Publisher(this);
-    private final MessageProcessor processor = new MessageProcessor(this);
     private final QueueLimitCounters queueLimitCounters = new QueueLimitCounters();
-    private final CallbackList<SessionListener> sessionListeners = new CallbackList<>();
-    private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
-    private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
-    private volatile Set<String> transportNames = new LinkedHashSet<>(DEFAULT_TRANSPORTS);
-    private final LongAdder foreignClientIds = new LongAdder();
+    private final TransportNames transportNames = new TransportNames(DEFAULT_TRANSPORTS);
+    private final ChannelRegistry channels;
+    private final SessionRegistry sessions;
+    private final Security security;
+    private final ClusterSeam clusterSeam;
+    private final Publisher publisher;
+    private final SessionParts sessionParts;
+    private final MessageProcessor processor;
     private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
 
@@ -93,6 +95,27 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
+        // Each part gets its real collaborators, once, here. Two references go back through a lambda, because the
+        // parts need each other: a channel's own publish() goes to the publisher, which looks channels up; and the
+        // cluster's way in delivers through the publisher, whose way out is the cluster.
+        this.channels = new ChannelRegistry(config, events, (from, channel, message) ->
+                publisher().publish(from, channel, message));
+        this.clusterSeam = new ClusterSeam(this, codec, new InMemorySessionStore(this::liveSession),
+                (channel, message) -> publisher().deliverFromCluster(channel, message));
+        this.sessions = new SessionRegistry(events, clusterSeam::sessionStore);
+        this.security = new Security(this, channels);
+        this.publisher = new Publisher(channels, extensions, clusterSeam);
+        this.sessionParts = new SessionParts(config, scheduler, codec, sessions, channels, extensions,
+                queueLimitCounters, clusterSeam);
+        ChannelCreation creation = new ChannelCreation(channels, limits, security);
+        MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
+                transportNames);
+        this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
+                codec);
+    }
+
+    private ServerSessionImpl liveSession(String id) {
+        return sessions.get(id);
     }
 
     private static JsonCodec loadCodec(BayeuxServerConfig config) {
@@ -105,20 +128,22 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /** Starts the timers: the sweep of expired sessions and unused channels. */
+    @Override
     public synchronized void start() {
         if (sweeper == null) {
             long period = config.sweepPeriod().toNanos();
             sweeper = scheduler.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.NANOSECONDS);
+            clusterSeam.start();
             LOG.info("Bayeux server started: {}", config);
         }
     }
 
-    /** Ends every session and stops the timers; the server cannot be started again. */
+    @Override
     public synchronized void stop() {
         if (sweeper != null) {
             sweeper.cancel(false);
         }
+        clusterSeam.stop();
         sessions.removeAll();
         scheduler.shutdownNow();
         LOG.info("Bayeux server stopped");
@@ -138,7 +163,19 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * @return the messages, in order
      * @throws BadBatchException if the batch cannot be processed at all
      */
-    public List<ServerMessageImpl> parse(String json) throws BadBatchException {
+    @Override
+    public IncomingBatch parse(String json) throws BadBatchException {
+        return new ParsedBatch(parseMessages(json));
+    }
+
+    /**
+     * Parses a batch into the engine's messages, for the engine's own tests.
+     *
+     * @param json the batch
+     * @return the messages, in order
+     * @throws BadBatchException if the batch cannot be processed at all
+     */
+    List<ServerMessageImpl> parseMessages(String json) throws BadBatchException {
         List<ServerMessageImpl> batch;
         Limits.BatchCounter counter = limits.newBatchCounter();
         try {
@@ -160,7 +197,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * @return the messages, in order
      * @throws BadBatchException if the batch cannot be processed at all
      */
-    public List<ServerMessageImpl> parse(byte[] utf8, int offset, int length) throws BadBatchException {
+    @Override
+    public IncomingBatch parse(byte[] utf8, int offset, int length) throws BadBatchException {
         List<ServerMessageImpl> batch;
         Limits.BatchCounter counter = limits.newBatchCounter();
         try {
@@ -168,9 +206,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
         } catch (MalformedJsonException malformed) {
             throw new BadBatchException(malformed.getMessage(), malformed);
         } catch (Limits.BatchLimitExceeded tooMany) {
-            return limits.refuse(counter);
+            return new ParsedBatch(limits.refuse(counter));
         }
-        return checkBatch(batch);
+        return new ParsedBatch(checkBatch(batch));
     }
 
     private static List<ServerMessageImpl> checkBatch(List<ServerMessageImpl> batch) throws BadBatchException {
@@ -187,62 +225,51 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return batch;
     }
 
-    /**
-     * Processes a batch and sends the answer through the carrier: at once, or later if the batch is a connect
-     * that is held.
-     *
-     * @param batch the messages, from {@link #parse(String)}
-     * @param carrier what the batch arrived on
-     * @return completed when the batch has been processed (not necessarily answered)
-     */
-    public CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
-        return processor.handle(batch, carrier);
+    @Override
+    public CompletionStage<Void> handle(IncomingBatch batch, Carrier carrier) {
+        if (!(batch instanceof ParsedBatch parsed)) {
+            throw new IllegalArgumentException("not a batch parsed by this engine: " + batch);
+        }
+        return processor.handle(parsed.messages(), carrier);
+    }
+
+    /** Handles messages from an in-process session, which are not parsed. */
+    CompletionStage<Void> handleMessages(List<ServerMessageImpl> messages, Carrier carrier) {
+        return processor.handle(messages, carrier);
+    }
+
+    @Override
+    public OutgoingMessages refuseHandshake(IncomingBatch handshake, String error, Map<String, Object> advice) {
+        if (!(handshake instanceof ParsedBatch parsed) || !parsed.isHandshake()) {
+            throw new IllegalArgumentException("not a handshake parsed by this engine: " + handshake);
+        }
+        ServerMessageImpl reply = Outcome.replyTo(parsed.messages().get(0));
+        reply.setSuccessful(false);
+        reply.setError(error);
+        reply.put(Message.ADVICE_FIELD, new HashMap<>(advice));
+        reply.freeze();
+        return encoded(List.of(reply));
     }
 
     /**
-     * Encodes messages as one JSON array, reusing each frozen message's cached bytes. A single frozen message gives
-     * its cached array itself ({@link ServerMessageImpl#toJsonArrayBytes}), shared by every caller: a broadcast sent
-     * alone to many clients is not copied per client.
+     * @param messages messages for a carrier, frozen, in order
+     * @return them with their bytes, as carriers take them
+     */
+    public OutgoingMessages encoded(List<? extends ServerMessage> messages) {
+        return new Deliveries(messages, codec);
+    }
+
+    /**
+     * Encodes messages as one JSON array, as carriers receive them ({@link OutgoingMessages#toJson()}).
      *
      * @param messages the messages
      * @return the UTF-8 JSON array; may be shared: callers must never change it
      */
     public byte[] toJson(List<? extends ServerMessage> messages) {
-        int count = messages.size();
-        if (count == 1 && messages.get(0).isFrozen()) {
-            return ((ServerMessageImpl) messages.get(0)).toJsonArrayBytes(codec);
-        }
-        // One array of the exact size: a response is built for every delivery, and growing a buffer and copying it
-        // out was the largest allocation of a long-polling server.
-        byte[][] parts = new byte[count][];
-        int length = count == 0 ? 2 : count + 1;
-        for (int i = 0; i < count; i++) {
-            // Each part is "[message]": the message is everything between the brackets.
-            parts[i] = ((ServerMessageImpl) messages.get(i)).toJsonArrayBytes(codec);
-            length += parts[i].length - 2;
-        }
-        byte[] json = new byte[length];
-        json[0] = '[';
-        int at = 1;
-        for (int i = 0; i < count; i++) {
-            if (i > 0) {
-                json[at++] = ',';
-            }
-            System.arraycopy(parts[i], 1, json, at, parts[i].length - 2);
-            at += parts[i].length - 2;
-        }
-        json[at] = ']';
-        return json;
+        return Deliveries.encode(messages, codec);
     }
 
-    /**
-     * Runs a short task later on the engine's timer thread, for transports' timers (a socket's write-stall check):
-     * one thread for every timer rather than one per socket. The task must be quick and must not block.
-     *
-     * @param task the task
-     * @param delay how long from now
-     * @return the scheduled task, or null if the server has stopped
-     */
+    @Override
     public ScheduledFuture<?> schedule(Runnable task, Duration delay) {
         try {
             return scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
@@ -251,143 +278,58 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /**
-     * The one instance of a part that every transport of this server shares (the HTTP and WebSocket transports'
-     * session caps, for example), made by the first transport that asks. It lives as long as the server, so
-     * transports of two servers in one JVM never share state.
-     *
-     * @param type the part's class, its key
-     * @param factory makes the part on the first call
-     * @param <T> the part's type
-     * @return the server's instance
-     */
+    @Override
     public <T> T transportPart(Class<T> type, java.util.function.Supplier<? extends T> factory) {
         return type.cast(transportParts.computeIfAbsent(type, ignored -> factory.get()));
     }
 
-    /** @return how often sessions' queues reached their limits */
+    @Override
     public QueueLimitCounters queueLimitCounters() {
         return queueLimitCounters;
     }
 
-    /**
-     * Tells the engine a carrier died: its held connect is dropped and the session's expiry starts.
-     *
-     * @param session a session attached to the carrier
-     * @param carrier the carrier
-     */
+    @Override
     public void carrierFailed(ServerSession session, Carrier carrier) {
         ((ServerSessionImpl) session).carrierFailed(carrier);
     }
 
-    /**
-     * Finds the session a message names, if the carrier it arrived on may act as that session: a local session only
-     * through its own in-process carrier, a remote one never through it, and only through a carrier that
-     * {@link Carrier#mayCarry(ServerSession) may carry} it. Anything else is as unknown as a made-up id.
-     *
-     * @param clientId the message's {@code clientId}, may be null
-     * @param carrier what the message arrived on
-     * @return the session, or null
-     */
-    ServerSessionImpl sessionFor(String clientId, Carrier carrier) {
-        ServerSessionImpl session = sessions.get(clientId);
-        if (session == null) {
-            return null;
-        }
-        boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
-        if (session.isLocalSession() != inProcess || !(inProcess || carrier.mayCarry(session))) {
-            foreignClientIds.increment();
-            LOG.debug("Refused a message naming session {} on a carrier it does not belong to: {}", clientId, carrier);
-            return null;
-        }
-        return session;
-    }
-
-    /**
-     * @return how many messages named a live session from a carrier that may not act as it (another browser,
-     *         another socket, a remote client naming a local session), and were answered as for an unknown session
-     */
+    @Override
     public long getForeignClientIdCount() {
-        return foreignClientIds.sum();
+        return sessions.foreignClientIdCount();
     }
 
-    /**
-     * Records the browser a session was created from, for the transport's later {@link Carrier#mayCarry} checks.
-     * Only the first call for a session counts: a session never changes browser.
-     *
-     * @param session a session the transport just created (its handshake's {@link Carrier#attach})
-     * @param browserId the browser's id (its cookie value), or null if it has none
-     */
+    @Override
     public void bindToBrowser(ServerSession session, String browserId) {
         if (browserId != null && session instanceof ServerSessionImpl impl) {
             impl.bindToBrowser(browserId);
         }
     }
 
-    /**
-     * @param session a session
-     * @return the browser it was created from ({@link #bindToBrowser}), or null
-     */
+    @Override
     public String browserOf(ServerSession session) {
         return session instanceof ServerSessionImpl impl ? impl.browserId() : null;
     }
 
-    /**
-     * Tells whether a session's {@code /meta/connect} is held now, for monitoring and tests.
-     *
-     * @param session the session
-     * @return true while a connect of the session waits for messages or its timeout
-     */
+    @Override
     public boolean isConnectHeld(ServerSession session) {
         return ((ServerSessionImpl) session).holdsConnect();
     }
 
-    /**
-     * @param names the transports to advertise in handshake replies and accept in connects, in order
-     */
+    @Override
     public void setTransportNames(List<String> names) {
-        this.transportNames = new LinkedHashSet<>(names);
-    }
-
-    boolean acceptsConnectionType(String type) {
-        return transportNames.contains(type) || LocalSessionImpl.IN_PROCESS.equals(type);
-    }
-
-    /** Runs outgoing extensions on a reply, then sends it after the given messages. */
-    void sendReply(ServerSessionImpl session, ServerMessageImpl reply, List<ServerMessage> before, Carrier carrier) {
-        extensions.reply(session, reply).whenComplete((keep, failure) -> {
-            List<ServerMessage> out = new java.util.ArrayList<>(before.size() + 1);
-            out.addAll(before);
-            if (failure == null && keep) {
-                reply.freeze();
-                out.add(reply);
-            }
-            carrier.send(out);
-        });
-    }
-
-    Duration lazyTimeoutOf(ServerMessage message) {
-        String name = message.getChannel();
-        ServerChannelImpl channel = name == null ? null : channels.get(name);
-        return channel == null ? config.maxLazyTimeout() : channel.getLazyTimeout();
+        transportNames.set(names);
     }
 
     // ---- parts -----------------------------------------------------------------------------------------------
 
-    /** @return the configuration */
+    @Override
     public BayeuxServerConfig getConfig() {
         return config;
     }
 
-    /**
-     * @return how many times each input limit ({@link Limit}) refused a message, for monitoring
-     */
+    @Override
     public LimitCounters getLimitCounters() {
         return limits.counters();
-    }
-
-    Limits limits() {
-        return limits;
     }
 
     /** @return the JSON codec in use */
@@ -395,37 +337,43 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return codec;
     }
 
-    ScheduledExecutorService scheduler() {
-        return scheduler;
-    }
-
     ChannelRegistry channels() {
         return channels;
     }
 
-    SessionRegistry sessions() {
-        return sessions;
+    @Override
+    public synchronized void setCluster(Cluster cluster) {
+        if (sweeper != null) {
+            throw new IllegalStateException("the cluster is set before the engine starts");
+        }
+        clusterSeam.install(cluster);
     }
 
-    ExtensionChain extensions() {
-        return extensions;
+    @Override
+    public synchronized void setSessionStore(SessionStore store) {
+        if (sweeper != null) {
+            throw new IllegalStateException("the session store is set before the engine starts");
+        }
+        clusterSeam.install(store);
     }
 
-    Security security() {
-        return security;
+    @Override
+    public SessionStore getSessionStore() {
+        return clusterSeam.sessionStore();
     }
 
-    Publisher publisher() {
+    @Override
+    public void addClusterListener(ClusterListener listener) {
+        clusterSeam.listeners().add(listener);
+    }
+
+    @Override
+    public void removeClusterListener(ClusterListener listener) {
+        clusterSeam.listeners().remove(listener);
+    }
+
+    private Publisher publisher() {
         return publisher;
-    }
-
-    Logger logger() {
-        return LOG;
-    }
-
-    /** @return the engine's log for events that can repeat by the thousand */
-    RateLimitedLog quietLog() {
-        return QUIET;
     }
 
     // ---- BayeuxServer ----------------------------------------------------------------------------------------
@@ -458,7 +406,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     @Override
     public LocalSession newLocalSession(String idHint) {
-        return new LocalSessionImpl(this, idHint);
+        return new LocalSessionImpl(processor, sessions, idHint);
     }
 
     @Override
@@ -468,7 +416,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     @Override
     public Set<String> getTransportNames() {
-        return java.util.Collections.unmodifiableSet(transportNames);
+        return java.util.Collections.unmodifiableSet(transportNames.advertised());
     }
 
     @Override
@@ -488,32 +436,32 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     @Override
     public void addSessionListener(SessionListener listener) {
-        sessionListeners.add(listener);
+        events.sessionListeners().add(listener);
     }
 
     @Override
     public void removeSessionListener(SessionListener listener) {
-        sessionListeners.remove(listener);
+        events.sessionListeners().remove(listener);
     }
 
     @Override
     public void addChannelListener(ChannelListener listener) {
-        channelListeners.add(listener);
+        events.channelListeners().add(listener);
     }
 
     @Override
     public void removeChannelListener(ChannelListener listener) {
-        channelListeners.remove(listener);
+        events.channelListeners().remove(listener);
     }
 
     @Override
     public void addSubscriptionListener(SubscriptionListener listener) {
-        subscriptionListeners.add(listener);
+        events.subscriptionListeners().add(listener);
     }
 
     @Override
     public void removeSubscriptionListener(SubscriptionListener listener) {
-        subscriptionListeners.remove(listener);
+        events.subscriptionListeners().remove(listener);
     }
 
     @Override
@@ -524,43 +472,5 @@ public final class BayeuxServerImpl implements BayeuxServer {
     @Override
     public void setSecurityPolicy(SecurityPolicy policy) {
         security.setPolicy(policy);
-    }
-
-    // ---- notifications ---------------------------------------------------------------------------------------
-
-    void notifySessionAdded(ServerSessionImpl session, ServerMessage handshake) {
-        for (SessionListener listener : sessionListeners.list()) {
-            Callbacks.run(listener, () -> listener.sessionAdded(session, handshake));
-        }
-    }
-
-    void notifySessionRemoved(ServerSessionImpl session, ServerMessage message, boolean expired) {
-        for (SessionListener listener : sessionListeners.list()) {
-            Callbacks.run(listener, () -> listener.sessionRemoved(session, message, expired));
-        }
-    }
-
-    void notifyChannelAdded(ServerChannelImpl channel) {
-        for (ChannelListener listener : channelListeners.list()) {
-            Callbacks.run(listener, () -> listener.channelAdded(channel));
-        }
-    }
-
-    void notifyChannelRemoved(String name) {
-        for (ChannelListener listener : channelListeners.list()) {
-            Callbacks.run(listener, () -> listener.channelRemoved(name));
-        }
-    }
-
-    void notifySubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
-        for (SubscriptionListener listener : subscriptionListeners.list()) {
-            Callbacks.run(listener, () -> listener.subscribed(session, channel, message));
-        }
-    }
-
-    void notifyUnsubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
-        for (SubscriptionListener listener : subscriptionListeners.list()) {
-            Callbacks.run(listener, () -> listener.unsubscribed(session, channel, message));
-        }
     }
 }

@@ -3,10 +3,12 @@ package org.bayeux.server;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.server.ServerChannel;
+import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.internal.Callbacks;
 
 /**
@@ -17,14 +19,41 @@ import org.bayeux.server.internal.Callbacks;
  * is linear in the name's length (one string per prefix would be quadratic).</p>
  */
 final class ChannelRegistry {
-    private final BayeuxServerImpl server;
+    private final BayeuxServerConfig config;
+    private final EngineEvents events;
+    private final PublishPath publishing;
     private final ConcurrentHashMap<String, ServerChannelImpl> channels = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<WildcardKey, ServerChannelImpl> wildcards = new ConcurrentHashMap<>();
     /** Creation is rare next to look-ups: one lock keeps initializers atomic and lets them create other channels. */
     private final Object creationLock = new Object();
 
-    ChannelRegistry(BayeuxServerImpl server) {
-        this.server = server;
+    /**
+     * @param config the engine's configuration, for channels' defaults
+     * @param events told of channels added and removed, and of subscriptions
+     * @param publishing where a channel's own {@code publish} goes
+     */
+    ChannelRegistry(BayeuxServerConfig config, EngineEvents events, PublishPath publishing) {
+        this.config = config;
+        this.events = events;
+        this.publishing = publishing;
+    }
+
+    /** How a channel publishes: the engine's publisher, which in turn looks channels up here. */
+    @FunctionalInterface
+    interface PublishPath {
+        CompletionStage<Boolean> publish(ServerSessionImpl sender, ServerChannelImpl channel, ServerMessageImpl message);
+    }
+
+    BayeuxServerConfig config() {
+        return config;
+    }
+
+    EngineEvents events() {
+        return events;
+    }
+
+    PublishPath publishing() {
+        return publishing;
     }
 
     ServerChannelImpl get(String name) {
@@ -51,7 +80,7 @@ final class ChannelRegistry {
             if (existing != null) {
                 return existing;
             }
-            created = new ServerChannelImpl(server, id);
+            created = new ServerChannelImpl(this, id);
             for (ServerChannel.Initializer initializer : initializers) {
                 Callbacks.run(initializer, () -> initializer.configureChannel(created));
             }
@@ -60,7 +89,7 @@ final class ChannelRegistry {
                 wildcards.put(WildcardKey.of(id), created);
             }
         }
-        server.notifyChannelAdded(created);
+        events.channelAdded(created);
         return created;
     }
 
@@ -71,7 +100,7 @@ final class ChannelRegistry {
                 wildcards.remove(WildcardKey.of(id), channel);
             }
             channel.removed();
-            server.notifyChannelRemoved(channel.getId());
+            events.channelRemoved(channel.getId());
         }
     }
 

@@ -70,7 +70,7 @@ final class Limits {
      * @return the subscription limit (counted) if the session holds as many subscriptions as allowed
      */
     Limit checkNewSubscription(ServerSessionImpl session) {
-        return !session.isLocalSession() && session.subscriptions().size() >= maxSubscriptionsPerSession
+        return !session.isLocalSession() && session.subscribedChannels().size() >= maxSubscriptionsPerSession
                 ? hit(Limit.SUBSCRIPTIONS_PER_SESSION) : null;
     }
 

@@ -19,6 +19,7 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.internal.Attributes;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.OutgoingMessages;
 
 /**
  * A client inside the server. Its requests take the same path as a remote client's (extensions, security, meta
@@ -27,7 +28,8 @@ import org.bayeux.server.transport.Carrier;
 final class LocalSessionImpl implements LocalSession {
     static final String IN_PROCESS = "in-process";
 
-    private final BayeuxServerImpl server;
+    private final MessageProcessor processor;
+    private final SessionRegistry sessions;
     private final String idHint;
     private final LocalCarrier carrier = new LocalCarrier();
     private final AtomicLong nextId = new AtomicLong();
@@ -40,8 +42,9 @@ final class LocalSessionImpl implements LocalSession {
     private int batchDepth;
     private List<ServerMessageImpl> batched = new ArrayList<>();
 
-    LocalSessionImpl(BayeuxServerImpl server, String idHint) {
-        this.server = server;
+    LocalSessionImpl(MessageProcessor processor, SessionRegistry sessions, String idHint) {
+        this.processor = processor;
+        this.sessions = sessions;
         this.idHint = idHint;
     }
 
@@ -133,7 +136,7 @@ final class LocalSessionImpl implements LocalSession {
                 return;
             }
         }
-        server.handle(List.of(message), carrier);
+        processor.handle(List.of(message), carrier);
     }
 
     private String newId() {
@@ -151,7 +154,7 @@ final class LocalSessionImpl implements LocalSession {
             }
         }
         if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
-            serverSession = server.sessions().get(message.getClientId());
+            serverSession = sessions.get(message.getClientId());
         }
         Message view = MapMessage.readOnly(message);
         String id = message.getId();
@@ -217,7 +220,7 @@ final class LocalSessionImpl implements LocalSession {
             batched = new ArrayList<>();
         }
         if (!toSend.isEmpty()) {
-            server.handle(toSend, carrier);
+            processor.handle(toSend, carrier);
         }
         return true;
     }
@@ -289,8 +292,9 @@ final class LocalSessionImpl implements LocalSession {
         }
 
         @Override
-        public void send(List<ServerMessage> messages) {
-            for (ServerMessage message : messages) {
+        public void send(OutgoingMessages messages) {
+            for (int i = 0, n = messages.size(); i < n; i++) {
+                ServerMessage message = messages.get(i);
                 if (message.isReply()) {
                     receiveReply(message);
                 } else {

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
+import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.Carrier;
@@ -21,12 +22,25 @@ final class MessageProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(MessageProcessor.class);
     private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
-    private final BayeuxServerImpl server;
     private final MetaHandlers meta;
+    private final ChannelCreation creation;
+    private final SessionRegistry sessions;
+    private final ExtensionChain extensions;
+    private final Security security;
+    private final Publisher publisher;
+    private final Limits limits;
+    private final JsonCodec codec;
 
-    MessageProcessor(BayeuxServerImpl server) {
-        this.server = server;
-        this.meta = new MetaHandlers(server);
+    MessageProcessor(MetaHandlers meta, ChannelCreation creation, SessionRegistry sessions,
+            ExtensionChain extensions, Security security, Publisher publisher, Limits limits, JsonCodec codec) {
+        this.meta = meta;
+        this.creation = creation;
+        this.sessions = sessions;
+        this.extensions = extensions;
+        this.security = security;
+        this.publisher = publisher;
+        this.limits = limits;
+        this.codec = codec;
     }
 
     MetaHandlers meta() {
@@ -38,7 +52,7 @@ final class MessageProcessor {
             // Nothing of the batch is processed: its first message is answered for all of them.
             ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(batch.get(0)), Limit.MESSAGES_PER_BATCH);
             reply.freeze();
-            carrier.send(List.of(reply));
+            carrier.send(new Deliveries(List.of(reply), codec));
             return CompletableFuture.completedFuture(null);
         }
         List<Outcome> outcomes = new ArrayList<>(batch.size());
@@ -82,7 +96,7 @@ final class MessageProcessor {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 400, "", "channel_missing")));
         }
         // Measured before anything parses the name: a long one costs no more than its length.
-        Limit nameLimit = server.limits().checkChannelName(channel);
+        Limit nameLimit = limits.checkChannelName(channel);
         if (nameLimit != null) {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), nameLimit)));
         }
@@ -90,8 +104,8 @@ final class MessageProcessor {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
         }
         boolean handshake = Message.META_HANDSHAKE.equals(channel);
-        ServerSessionImpl session = handshake ? null : server.sessionFor(message.getClientId(), carrier);
-        return server.extensions().incoming(session, message).thenCompose(keep -> {
+        ServerSessionImpl session = handshake ? null : sessions.sessionFor(message.getClientId(), carrier);
+        return extensions.incoming(session, message).thenCompose(keep -> {
             if (!keep) {
                 return done(Outcome.reply(session, Outcome.fail(Outcome.replyTo(message), 404, "", "message_deleted")));
             }
@@ -134,15 +148,15 @@ final class MessageProcessor {
         if (id.isWildcard()) {
             return done(Outcome.reply(session, Outcome.fail(reply, 405, id.name(), "channel_invalid")));
         }
-        return meta.channelFor(session, id, message, reply).thenCompose(channel -> {
+        return creation.channelFor(session, id, message, reply).thenCompose(channel -> {
             if (channel == null) {
                 return done(Outcome.reply(session, MetaHandlers.failUnlessFailed(reply, id.name(), "publish_denied")));
             }
-            return server.security().canPublish(session, channel, message).thenCompose(denial -> {
+            return security.canPublish(session, channel, message).thenCompose(denial -> {
                 if (denial != null) {
                     return done(Outcome.reply(session, Outcome.fail(reply, 403, denial, "publish_denied")));
                 }
-                return server.publisher().publish(session, channel, message).thenApply(published -> {
+                return publisher.publish(session, channel, message).thenApply(published -> {
                     if (published) {
                         reply.setSuccessful(true);
                     } else {
@@ -159,8 +173,8 @@ final class MessageProcessor {
             return done(outcome);
         }
         ServerSessionImpl receiver = outcome.session != null ? outcome.session
-                : server.sessions().get(outcome.reply.getClientId());
-        return server.extensions().reply(receiver, outcome.reply)
+                : sessions.get(outcome.reply.getClientId());
+        return extensions.reply(receiver, outcome.reply)
                 .thenApply(keep -> keep ? outcome : outcome.withoutReply());
     }
 
@@ -186,7 +200,7 @@ final class MessageProcessor {
                 response.add(outcome.reply);
             }
         }
-        carrier.send(response);
+        carrier.send(new Deliveries(response, codec));
     }
 
     private static CompletionStage<Outcome> done(Outcome outcome) {

@@ -15,10 +15,26 @@ import org.bayeux.server.transport.Carrier;
  * The handlers of the five meta channels and the advice rules of the protocol.
  */
 final class MetaHandlers {
-    private final BayeuxServerImpl server;
+    private final SessionParts sessionParts;
+    private final SessionRegistry sessions;
+    private final ChannelRegistry channels;
+    private final ChannelCreation creation;
+    private final Security security;
+    private final Limits limits;
+    private final EngineEvents events;
+    private final TransportNames transports;
 
-    MetaHandlers(BayeuxServerImpl server) {
-        this.server = server;
+    MetaHandlers(SessionParts sessionParts, SessionRegistry sessions, ChannelRegistry channels,
+            ChannelCreation creation, Security security, Limits limits, EngineEvents events,
+            TransportNames transports) {
+        this.sessionParts = sessionParts;
+        this.sessions = sessions;
+        this.channels = channels;
+        this.creation = creation;
+        this.security = security;
+        this.limits = limits;
+        this.events = events;
+        this.transports = transports;
     }
 
     // ---- handshake -------------------------------------------------------------------------------------------
@@ -36,21 +52,21 @@ final class MetaHandlers {
         Object offered = request.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD);
         if (offered instanceof List && !(carrier instanceof LocalSessionImpl.LocalCarrier)) {
             List<?> types = (List<?>) offered;
-            if (types.stream().noneMatch(server.getTransportNames()::contains)) {
+            if (types.stream().noneMatch(transports.advertised()::contains)) {
                 return failedHandshake(reply, 301, joined(types), "connection_types_mismatch");
             }
         }
         LocalSessionImpl local = carrier instanceof LocalSessionImpl.LocalCarrier
                 ? ((LocalSessionImpl.LocalCarrier) carrier).session() : null;
-        ServerSessionImpl session = new ServerSessionImpl(server, server.sessions().newId(local == null ? null
+        ServerSessionImpl session = new ServerSessionImpl(sessionParts, sessions.newId(local == null ? null
                 : local.idHint()), local);
-        return server.security().canHandshake(session, request).thenApply(allowed -> {
+        return security.canHandshake(session, request).thenApply(allowed -> {
             if (!allowed) {
                 Outcome.fail(reply, 403, "", "handshake_denied");
                 reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_NONE));
                 return Outcome.reply(null, reply);
             }
-            server.sessions().add(session);
+            sessions.add(session);
             if (local != null) {
                 session.connect(reply, 0, false, carrier);
             } else {
@@ -60,9 +76,9 @@ final class MetaHandlers {
             reply.setClientId(session.getId());
             reply.put(Message.VERSION_FIELD, "1.0");
             reply.put(Message.MIN_VERSION_FIELD, "1.0");
-            reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, new ArrayList<>(server.getTransportNames()));
+            reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, new ArrayList<>(transports.advertised()));
             reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
-            server.notifySessionAdded(session, request);
+            events.sessionAdded(session, request);
             return Outcome.reply(session, reply);
         });
     }
@@ -105,7 +121,7 @@ final class MetaHandlers {
         shareKnownStrings(request, session, carrier);
         ServerMessageImpl reply = Outcome.replyTo(request);
         Object type = request.get(Message.CONNECTION_TYPE_FIELD);
-        if (type != null && !server.acceptsConnectionType(String.valueOf(type))) {
+        if (type != null && !transports.accepts(String.valueOf(type))) {
             Outcome.fail(reply, 301, String.valueOf(type), "connection_type_unsupported");
             reply.put(Message.ADVICE_FIELD, advice(Message.RECONNECT_HANDSHAKE));
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
@@ -159,7 +175,7 @@ final class MetaHandlers {
         if (channels == null) {
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
         }
-        Limit tooMany = server.limits().checkSubscriptionCount(session, channels.size());
+        Limit tooMany = limits.checkSubscriptionCount(session, channels.size());
         if (tooMany != null) {
             Outcome.fail(reply, tooMany);
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
@@ -179,7 +195,7 @@ final class MetaHandlers {
 
     private CompletionStage<Boolean> subscribeOne(ServerSessionImpl session, ServerMessageImpl request,
             ServerMessageImpl reply, String name) {
-        Limit nameLimit = server.limits().checkChannelName(name);
+        Limit nameLimit = limits.checkChannelName(name);
         if (nameLimit != null) {
             Outcome.fail(reply, nameLimit);
             return CompletableFuture.completedFuture(Boolean.FALSE);
@@ -198,18 +214,18 @@ final class MetaHandlers {
             return CompletableFuture.completedFuture(Boolean.TRUE);
         }
         if (!isSubscribed(session, name)) {
-            Limit full = server.limits().checkNewSubscription(session);
+            Limit full = limits.checkNewSubscription(session);
             if (full != null) {
                 Outcome.fail(reply, full);
                 return CompletableFuture.completedFuture(Boolean.FALSE);
             }
         }
-        return channelFor(session, id, request, reply).thenCompose(channel -> {
+        return creation.channelFor(session, id, request, reply).thenCompose(channel -> {
             if (channel == null) {
                 failUnlessFailed(reply, name, "subscribe_denied");
                 return CompletableFuture.completedFuture(Boolean.FALSE);
             }
-            return server.security().canSubscribe(session, channel, request).thenApply(denial -> {
+            return security.canSubscribe(session, channel, request).thenApply(denial -> {
                 if (denial != null) {
                     Outcome.fail(reply, 403, denial, "subscribe_denied");
                     return Boolean.FALSE;
@@ -227,27 +243,8 @@ final class MetaHandlers {
     }
 
     private boolean isSubscribed(ServerSessionImpl session, String name) {
-        ServerChannelImpl existing = server.channels().get(name);
+        ServerChannelImpl existing = channels.get(name);
         return existing != null && existing.subscribers().contains(session);
-    }
-
-    /**
-     * @param reply marked failed with the limit's error when a limit refuses the creation
-     * @return the channel, created if absent and allowed; null if its creation was refused
-     */
-    CompletionStage<ServerChannelImpl> channelFor(ServerSessionImpl session, ChannelId id, ServerMessageImpl request,
-            ServerMessageImpl reply) {
-        ServerChannelImpl existing = server.channels().get(id.name());
-        if (existing != null) {
-            return CompletableFuture.completedFuture(existing);
-        }
-        Limit limit = server.limits().checkCreation(session, server.channels());
-        if (limit != null) {
-            Outcome.fail(reply, limit);
-            return CompletableFuture.completedFuture(null);
-        }
-        return server.security().canCreate(session, id, request)
-                .thenApply(denial -> denial == null ? server.channels().createIfAbsent(id) : null);
     }
 
     CompletionStage<Outcome> unsubscribe(ServerSessionImpl session, ServerMessageImpl request) {
@@ -257,7 +254,7 @@ final class MetaHandlers {
             return CompletableFuture.completedFuture(Outcome.reply(session, reply));
         }
         for (String name : channels) {
-            Limit nameLimit = server.limits().checkChannelName(name);
+            Limit nameLimit = limits.checkChannelName(name);
             if (nameLimit != null) {
                 Outcome.fail(reply, nameLimit);
                 return CompletableFuture.completedFuture(Outcome.reply(session, reply));
@@ -270,7 +267,7 @@ final class MetaHandlers {
                 Outcome.fail(reply, 403, name, "subscribe_denied");
                 return CompletableFuture.completedFuture(Outcome.reply(session, reply));
             }
-            ServerChannelImpl channel = server.channels().get(name);
+            ServerChannelImpl channel = this.channels.get(name);
             if (channel != null) {
                 channel.unsubscribe(session, request);
             }
@@ -314,7 +311,7 @@ final class MetaHandlers {
     CompletionStage<Outcome> disconnect(ServerSessionImpl session, ServerMessageImpl request) {
         ServerMessageImpl reply = Outcome.replyTo(request);
         reply.setSuccessful(true);
-        server.sessions().remove(session, request, State.DISCONNECTED, false);
+        sessions.remove(session, request, State.DISCONNECTED, false);
         return CompletableFuture.completedFuture(Outcome.reply(session, reply));
     }
 

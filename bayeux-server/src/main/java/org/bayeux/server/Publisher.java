@@ -17,10 +17,22 @@ import org.bayeux.server.internal.Callbacks;
  * session once.
  */
 final class Publisher {
-    private final BayeuxServerImpl server;
+    private static final CompletionStage<Boolean> TRUE = CompletableFuture.completedFuture(Boolean.TRUE);
+    private static final CompletionStage<Boolean> FALSE = CompletableFuture.completedFuture(Boolean.FALSE);
 
-    Publisher(BayeuxServerImpl server) {
-        this.server = server;
+    private final ChannelRegistry channels;
+    private final ExtensionChain extensions;
+    private final ClusterSeam cluster;
+
+    /**
+     * @param channels where the channel's wildcard ancestors are found
+     * @param extensions the server extensions to run on the way out
+     * @param cluster where a message leaves this node
+     */
+    Publisher(ChannelRegistry channels, ExtensionChain extensions, ClusterSeam cluster) {
+        this.channels = channels;
+        this.extensions = extensions;
+        this.cluster = cluster;
     }
 
     /**
@@ -37,7 +49,7 @@ final class Publisher {
         if (!message.containsKey(Message.DATA_FIELD)) {
             message.setData(null);
         }
-        List<ServerChannelImpl> matching = server.channels().matching(id);
+        List<ServerChannelImpl> matching = channels.matching(id);
         CompletionStage<Boolean> listened = CompletableFuture.completedFuture(Boolean.TRUE);
         for (ServerChannelImpl target : matching) {
             for (ChannelMessageListener listener : target.messageListeners()) {
@@ -56,24 +68,48 @@ final class Publisher {
                     // credential, and the id would complete another client's remote call.
                     message.remove(Message.CLIENT_ID_FIELD);
                     message.remove(Message.ID_FIELD);
-                    return server.extensions().outgoing(sender, null, message);
+                    return extensions.outgoing(sender, null, message);
                 })
-                .thenApply(goOn -> {
-                    if (goOn) {
-                        if (channel.isLazy()) {
-                            message.setLazy(true);
-                        }
-                        message.freeze();
+                .thenCompose(goOn -> {
+                    if (!goOn) {
+                        return FALSE;
+                    }
+                    if (channel.isLazy()) {
+                        message.setLazy(true);
+                    }
+                    message.freeze();
+                    if (!cluster.forwards(id)) {
+                        fanOut(sender, channel, matching, message);
+                        return TRUE;
+                    }
+                    if (cluster.deliversLocalPublishes()) {
                         fanOut(sender, channel, matching, message);
                     }
-                    return goOn;
+                    // The one way out of this node: after listeners, extensions and freeze.
+                    return cluster.publish(id, message);
                 });
+    }
+
+    /**
+     * Delivers a message that came from the cluster to this node's subscribers: no listener or server extension runs
+     * again (they ran where it was published), and it never goes back to the cluster.
+     *
+     * @param id the message's channel, not a wildcard, meta or service channel
+     * @param message the message, frozen
+     */
+    void deliverFromCluster(ChannelId id, ServerMessageImpl message) {
+        List<ServerChannelImpl> matching = channels.matching(id);
+        fanOut(null, false, false, matching, message);
     }
 
     private void fanOut(ServerSessionImpl sender, ServerChannelImpl channel, List<ServerChannelImpl> matching,
             ServerMessageImpl message) {
-        boolean service = channel.isService();
         boolean toPublisher = sender != null && sender.isBroadcastToPublisher() && channel.isBroadcastToPublisher();
+        fanOut(sender, channel.isService(), toPublisher, matching, message);
+    }
+
+    private static void fanOut(ServerSessionImpl sender, boolean service, boolean toPublisher,
+            List<ServerChannelImpl> matching, ServerMessageImpl message) {
         ServerChannelImpl only = null;
         int withSubscribers = 0;
         int subscriberCount = 0;

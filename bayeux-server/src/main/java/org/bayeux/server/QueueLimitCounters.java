@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counts how often sessions' queues reached their limits ({@code maxQueue}, {@code maxQueueBytes}) and what came of
- * it, for monitoring. Read with {@link BayeuxServerImpl#queueLimitCounters()}.
+ * it, for monitoring. Read with {@link BayeuxEngine#queueLimitCounters()}.
  */
 public final class QueueLimitCounters {
     private final LongAdder countLimitHits = new LongAdder();

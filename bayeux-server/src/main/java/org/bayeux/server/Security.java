@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.server.Authorizer;
+import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.Authorizer.Operation;
 import org.bayeux.api.server.Authorizer.Result;
 import org.bayeux.api.server.SecurityPolicy;
@@ -22,11 +23,17 @@ final class Security {
     static final SecurityPolicy ALLOW_ALL = new SecurityPolicy() {
     };
 
-    private final BayeuxServerImpl server;
+    private final BayeuxServer server;
+    private final ChannelRegistry channels;
     private volatile SecurityPolicy policy = ALLOW_ALL;
 
-    Security(BayeuxServerImpl server) {
+    /**
+     * @param server the application's server, handed to the policy
+     * @param channels where the authorizers of a channel and its wildcards are found
+     */
+    Security(BayeuxServer server, ChannelRegistry channels) {
         this.server = server;
+        this.channels = channels;
     }
 
     SecurityPolicy policy() {
@@ -84,7 +91,7 @@ final class Security {
     private CompletionStage<String> authorize(Operation operation, ChannelId channel, ServerSessionImpl session,
             ServerMessage message) {
         List<Authorizer> authorizers = new ArrayList<>();
-        for (ServerChannelImpl covering : server.channels().covering(channel)) {
+        for (ServerChannelImpl covering : channels.covering(channel)) {
             authorizers.addAll(covering.authorizers());
         }
         if (authorizers.isEmpty()) {

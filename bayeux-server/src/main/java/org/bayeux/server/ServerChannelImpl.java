@@ -23,7 +23,7 @@ import org.bayeux.server.internal.Callbacks;
  * A channel of the engine: its subscribers, settings, authorizers and listeners.
  */
 final class ServerChannelImpl implements ServerChannel {
-    private final BayeuxServerImpl server;
+    private final ChannelRegistry registry;
     private final ChannelId id;
     private final Set<ServerSessionImpl> subscribers = ConcurrentHashMap.newKeySet();
     private final List<Authorizer> authorizers = new CopyOnWriteArrayList<>();
@@ -38,8 +38,8 @@ final class ServerChannelImpl implements ServerChannel {
     /** Set by a sweep that found the channel unused; a second such sweep removes it. */
     private volatile boolean sweepCandidate;
 
-    ServerChannelImpl(BayeuxServerImpl server, ChannelId id) {
-        this.server = server;
+    ServerChannelImpl(ChannelRegistry registry, ChannelId id) {
+        this.registry = registry;
         this.id = id;
     }
 
@@ -76,7 +76,7 @@ final class ServerChannelImpl implements ServerChannel {
             return false;
         }
         session.subscribed(this);
-        server.notifySubscribed(session, this, message);
+        registry.events().subscribed(session, this, message);
         for (SubscriptionListener listener : subscriptionListeners) {
             Callbacks.run(listener, () -> listener.subscribed(session, this, message));
         }
@@ -93,7 +93,7 @@ final class ServerChannelImpl implements ServerChannel {
             return false;
         }
         session.unsubscribed(this);
-        server.notifyUnsubscribed(session, this, message);
+        registry.events().unsubscribed(session, this, message);
         for (SubscriptionListener listener : subscriptionListeners) {
             Callbacks.run(listener, () -> listener.unsubscribed(session, this, message));
         }
@@ -122,7 +122,7 @@ final class ServerChannelImpl implements ServerChannel {
 
     @Override
     public Duration getLazyTimeout() {
-        Duration max = server.getConfig().maxLazyTimeout();
+        Duration max = registry.config().maxLazyTimeout();
         Duration own = lazyTimeout;
         return own == null || own.compareTo(max) > 0 ? max : own;
     }
@@ -139,7 +139,7 @@ final class ServerChannelImpl implements ServerChannel {
     @Override
     public boolean isBroadcastToPublisher() {
         Boolean own = broadcastToPublisher;
-        return own == null ? server.getConfig().broadcastToPublisher() : own;
+        return own == null ? registry.config().broadcastToPublisher() : own;
     }
 
     @Override
@@ -209,7 +209,7 @@ final class ServerChannelImpl implements ServerChannel {
     public void publish(Session sender, ServerMessage.Mutable message, Promise<Boolean> promise) {
         message.setChannel(id.name());
         ServerSessionImpl from = sessionOf(sender);
-        server.publisher().publish(from, this, (ServerMessageImpl) message)
+        registry.publishing().publish(from, this, (ServerMessageImpl) message)
                 .whenComplete((published, failure) -> {
                     if (failure != null) {
                         promise.fail(failure);
@@ -231,7 +231,7 @@ final class ServerChannelImpl implements ServerChannel {
 
     @Override
     public void remove() {
-        server.channels().remove(this);
+        registry.remove(this);
     }
 
     /** Unsubscribes everyone and drops listeners; called by the registry once the channel is out of the map. */

@@ -16,6 +16,9 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.SessionState;
 import org.bayeux.server.transport.Carrier;
 
 /**
@@ -25,8 +28,8 @@ import org.bayeux.server.transport.Carrier;
  * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl extends SessionCallbacks {
-    private final BayeuxServerImpl server;
+final class ServerSessionImpl extends SessionCallbacks implements SessionState {
+    private final SessionParts parts;
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
@@ -53,14 +56,16 @@ final class ServerSessionImpl extends SessionCallbacks {
     private boolean pushScheduled;
     /** A push waits for the carrier's backlog to shrink ({@link Carrier#deferPush(Runnable)}). */
     private boolean pushDeferred;
+    /** How many messages were taken from the queue for carriers; written under the lock. */
+    private volatile long delivered;
 
-    ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
-        super(server.getConfig());
-        this.server = server;
+    ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
+        super(parts.config());
+        this.parts = parts;
         this.id = id;
         this.localSession = localSession;
-        this.holdTimer = new HoldTimer(server.scheduler(), this::holdTimedOut);
-        this.queue = new SessionQueue(server.getCodec());
+        this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
+        this.queue = new SessionQueue(parts.codec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
 
@@ -127,15 +132,47 @@ final class ServerSessionImpl extends SessionCallbacks {
         synchronized (this) {
             subscriptions = SubscriptionSets.with(subscriptions, channel);
         }
+        parts.store().changed(this);
     }
 
     void unsubscribed(ServerChannelImpl channel) {
         synchronized (this) {
             subscriptions = SubscriptionSets.without(subscriptions, channel);
         }
+        parts.store().changed(this);
     }
 
-    Set<ServerChannelImpl> subscriptions() {
+    @Override
+    public String sessionId() {
+        return id;
+    }
+
+    @Override
+    public Set<String> subscriptions() {
+        Set<ServerChannelImpl> now = subscriptions;
+        Set<String> names = new java.util.LinkedHashSet<>(now.size() * 2);
+        for (ServerChannelImpl channel : now) {
+            names.add(channel.getId());
+        }
+        return names;
+    }
+
+    @Override
+    public long deliveryPosition() {
+        return delivered;
+    }
+
+    @Override
+    public long ackBatch() {
+        for (SessionExtension extension : extensionList()) {
+            if (extension instanceof AcknowledgedBatch numbered) {
+                return numbered.acknowledgedBatch();
+            }
+        }
+        return -1;
+    }
+
+    Set<ServerChannelImpl> subscribedChannels() {
         return subscriptions;
     }
 
@@ -145,7 +182,7 @@ final class ServerSessionImpl extends SessionCallbacks {
     public void deliver(Session sender, ServerMessage.Mutable message, Promise<Boolean> promise) {
         ServerSessionImpl from = ServerChannelImpl.sessionOf(sender);
         ServerMessageImpl outgoing = (ServerMessageImpl) message;
-        server.extensions().outgoing(from, this, outgoing).whenComplete((keep, failure) -> {
+        parts.extensions().outgoing(from, this, outgoing).whenComplete((keep, failure) -> {
             if (failure != null) {
                 promise.fail(failure);
             } else if (!keep) {
@@ -191,9 +228,9 @@ final class ServerSessionImpl extends SessionCallbacks {
             localSession.receive(message);
             return true;
         }
-        long lazyDelayNanos = message.isLazy() ? server.lazyTimeoutOf(message).toNanos() : 0;
+        long lazyDelayNanos = message.isLazy() ? parts.lazyTimeoutOf(message).toNanos() : 0;
         // Outside the lock: encodes the message if no other recipient did yet (frozen messages cache their JSON).
-        int size = SessionQueue.sizeToQueue(message, server.getCodec());
+        int size = SessionQueue.sizeToQueue(message, parts.codec());
         if (size < 0) {
             return false;
         }
@@ -203,7 +240,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             if (state.isEnded() || !offerToQueueListeners(sender, message)) {
                 return false;
             }
-            Overflow overflow = admit(queue, carrier, size, sender, message, server.queueLimitCounters());
+            Overflow overflow = admit(queue, carrier, size, sender, message, parts.queueLimitCounters());
             if (overflow == Overflow.DROP) {
                 return false;
             }
@@ -216,7 +253,7 @@ final class ServerSessionImpl extends SessionCallbacks {
                     due = true;
                 } else {
                     if (lazyFlushTimer == null) {
-                        lazyFlushTimer = new LazyFlushTimer(server.scheduler(), this::lazyFlush);
+                        lazyFlushTimer = new LazyFlushTimer(parts.scheduler(), this::lazyFlush);
                     }
                     lazyFlushTimer.schedule(lazyDelayNanos);
                 }
@@ -224,9 +261,9 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
         }
         if (overflowDisconnect) {
-            server.quietLog().info("maxQueue", "A session reached maxQueue={} or maxQueueBytes={}; disconnecting it",
+            parts.quietLog().info("maxQueue", "A session reached maxQueue={} or maxQueueBytes={}; disconnecting it",
                     getMaxQueue(), getMaxQueueBytes());
-            server.sessions().remove(this, null, State.DISCONNECTED, true);
+            parts.sessions().remove(this, null, State.DISCONNECTED, true);
             return false;
         }
         if (wake) {
@@ -288,7 +325,7 @@ final class ServerSessionImpl extends SessionCallbacks {
                         pushDeferred = true;
                         return;
                     }
-                    held.carrier.send(drain(null, held.carrier.maxResponseBytes()));
+                    held.carrier.send(parts.encoded(drain(null, held.carrier.maxResponseBytes())));
                 }
                 return;
             }
@@ -339,6 +376,7 @@ final class ServerSessionImpl extends SessionCallbacks {
             }
         });
         due = !queue.isEmpty();
+        delivered += result.size();
         if (!due && lazyFlushTimer != null) {
             lazyFlushTimer.cancel();
         }
@@ -452,7 +490,7 @@ final class ServerSessionImpl extends SessionCallbacks {
         synchronized (lock) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
-        server.sendReply(this, reply, messages, connect.carrier);
+        parts.sendReply(this, reply, messages, connect.carrier);
     }
 
     /**
@@ -549,9 +587,9 @@ final class ServerSessionImpl extends SessionCallbacks {
             releasing.carrier.holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
             reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
-            server.sendReply(this, reply, first, releasing.carrier);
+            parts.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.pushesWhileHeld()) {
-            last.send(first);
+            last.send(parts.encoded(first));
         }
         return true;
     }
@@ -564,7 +602,7 @@ final class ServerSessionImpl extends SessionCallbacks {
 
     @Override
     public void disconnect() {
-        server.sessions().remove(this, null, State.DISCONNECTED, true);
+        parts.sessions().remove(this, null, State.DISCONNECTED, true);
     }
 
     // ---- batching --------------------------------------------------------------------------------------------

@@ -4,25 +4,39 @@ import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.ServerSession.State;
+import org.bayeux.server.cluster.SessionStore;
+import org.bayeux.server.transport.Carrier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The live sessions of a server by id, the ids themselves, and the sweep that removes expired sessions.
  */
 final class SessionRegistry {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionRegistry.class);
     private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
     /** 26 base-36 characters hold more than 134 random bits. */
     private static final int ID_LENGTH = 26;
 
-    private final BayeuxServerImpl server;
+    private final EngineEvents events;
+    private final Supplier<SessionStore> store;
+    private final LongAdder foreignClientIds = new LongAdder();
     private final ConcurrentHashMap<String, ServerSessionImpl> sessions = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
 
-    SessionRegistry(BayeuxServerImpl server) {
-        this.server = server;
+    /**
+     * @param events told of sessions removed
+     * @param store where sessions' durable state goes, the one installed now
+     */
+    SessionRegistry(EngineEvents events, Supplier<SessionStore> store) {
+        this.events = events;
+        this.store = store;
     }
 
     /**
@@ -46,10 +60,39 @@ final class SessionRegistry {
 
     void add(ServerSessionImpl session) {
         sessions.put(session.getId(), session);
+        store.get().created(session);
     }
 
     ServerSessionImpl get(String id) {
         return id == null ? null : sessions.get(id);
+    }
+
+    /**
+     * Finds the session a message names, if the carrier it arrived on may act as that session: a local session only
+     * through its own in-process carrier, a remote one never through it, and only through a carrier that
+     * {@link Carrier#mayCarry(ServerSession) may carry} it. Anything else is as unknown as a made-up id.
+     *
+     * @param clientId the message's {@code clientId}, may be null
+     * @param carrier what the message arrived on
+     * @return the session, or null
+     */
+    ServerSessionImpl sessionFor(String clientId, Carrier carrier) {
+        ServerSessionImpl session = get(clientId);
+        if (session == null) {
+            return null;
+        }
+        boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
+        if (session.isLocalSession() != inProcess || !(inProcess || carrier.mayCarry(session))) {
+            foreignClientIds.increment();
+            LOG.debug("Refused a message naming session {} on a carrier it does not belong to: {}", clientId, carrier);
+            return null;
+        }
+        return session;
+    }
+
+    /** @return how many messages named a live session from a carrier that may not act as it */
+    long foreignClientIdCount() {
+        return foreignClientIds.sum();
     }
 
     Collection<ServerSession> all() {
@@ -74,12 +117,13 @@ final class SessionRegistry {
             return false;
         }
         sessions.remove(session.getId(), session);
-        for (ServerChannelImpl channel : List.copyOf(session.subscriptions())) {
+        for (ServerChannelImpl channel : List.copyOf(session.subscribedChannels())) {
             channel.unsubscribe(session, null);
         }
+        store.get().removed(session.getId());
         boolean expired = endState == State.EXPIRED;
         session.notifyRemoved(message, expired);
-        server.notifySessionRemoved(session, message, expired);
+        events.sessionRemoved(session, message, expired);
         return true;
     }
 
@@ -87,7 +131,7 @@ final class SessionRegistry {
         long now = System.nanoTime();
         for (ServerSessionImpl session : sessions.values()) {
             if (session.isExpired(now)) {
-                server.logger().debug("Session {} expired", session.getId());
+                LOG.debug("Session {} expired", session.getId());
                 remove(session, null, State.EXPIRED, false);
             }
         }

@@ -17,6 +17,7 @@ import org.bayeux.server.test.EngineHarness;
 import org.bayeux.server.test.TestClient;
 import org.bayeux.server.test.TestResponse;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.OutgoingMessages;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -310,8 +311,8 @@ class QueueBytesTest {
         }
 
         @Override
-        public void send(List<ServerMessage> messages) {
-            sent.add(messages);
+        public void send(OutgoingMessages messages) {
+            sent.add(TestClient.messagesOf(messages));
         }
 
         @Override

@@ -13,6 +13,7 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.server.ServerMessageImpl;
+import org.bayeux.server.cluster.AcknowledgedBatch;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * volatile fields; the acknowledged entries are removed the next time the listeners run, which is at the latest
  * when the reply to that same connect is built.</p>
  */
-final class AcknowledgedSession implements SessionExtension, QueueListener, DeQueueListener {
+final class AcknowledgedSession implements SessionExtension, QueueListener, DeQueueListener, AcknowledgedBatch {
     private static final Logger LOG = LoggerFactory.getLogger(AcknowledgedMessagesExtension.class);
     private static final RateLimitedLog QUIET = new RateLimitedLog(LOG);
 
@@ -195,5 +196,10 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
         }
         session.disconnect();
         return true;
+    }
+
+    @Override
+    public long acknowledgedBatch() {
+        return acknowledgedBatch.get();
     }
 }

@@ -1,17 +1,15 @@
 package org.bayeux.server.transport;
 
-import java.util.List;
 import java.util.Map;
 
-import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 
 /**
  * What carries messages between the engine and one client: an HTTP request (long-polling, callback-polling), an
  * open WebSocket, or an in-process local session. Transports implement it; the engine calls it.
  *
- * <p>The engine hands a batch of incoming messages to {@link org.bayeux.server.BayeuxServerImpl#handle} together
- * with the carrier it arrived on, and sends the answer through {@link #send(List)}: at once, or later for a held
+ * <p>The transport hands a batch of incoming messages to {@link TransportEngine#handle} together with the carrier
+ * it arrived on, and the engine sends the answer through {@link #send(OutgoingMessages)}: at once, or later for a held
  * {@code /meta/connect}. Nothing about HTTP or WebSocket crosses this line.</p>
  */
 public interface Carrier {
@@ -40,9 +38,12 @@ public interface Carrier {
      * Must not block, and must not call back into the engine from the calling thread: the engine may call it while
      * holding a session's lock, to keep the session's messages in order.
      *
+     * <p>The messages come encoded ({@link OutgoingMessages#toJson()}): a carrier writes those bytes and never
+     * encodes, so a broadcast is encoded once however many carriers send it.</p>
+     *
      * @param messages the messages, frozen, in order; never empty
      */
-    void send(List<ServerMessage> messages);
+    void send(OutgoingMessages messages);
 
     /**
      * @return the most JSON bytes of queued messages to send at once (an HTTP response, a WebSocket frame); the
@@ -53,7 +54,7 @@ public interface Carrier {
     }
 
     /**
-     * @return the bytes handed to {@link #send(List)} that the network has not yet taken (a socket's write backlog);
+     * @return the bytes handed to {@link #send(OutgoingMessages)} that the network has not yet taken (a socket's write backlog);
      *         they count against the session's {@code maxQueueBytes} together with its queue. Must not block.
      */
     default long pendingBytes() {
@@ -76,7 +77,7 @@ public interface Carrier {
     /**
      * Runs a push of a session's queued messages on this carrier, which {@link #pushesWhileHeld()}. The engine asks
      * at most once per session until the push has run, so a carrier that runs it later, on a thread of its own,
-     * lets every message queued meanwhile leave in one {@link #send(List)}: under load, pushes group themselves
+     * lets every message queued meanwhile leave in one {@link #send(OutgoingMessages)}: under load, pushes group themselves
      * instead of costing one write per message. The default runs it at once, on the calling thread.
      *
      * <p>The push must run eventually unless the carrier has died; it takes the session's lock, so it must not run
@@ -117,7 +118,7 @@ public interface Carrier {
     /**
      * The engine now delivers this session's messages through this carrier (on a handshake or a connect). A
      * transport that can tell when the carrier dies calls
-     * {@link org.bayeux.server.BayeuxServerImpl#carrierFailed(ServerSession, Carrier)} for each attached session.
+     * {@link TransportEngine#carrierFailed(ServerSession, Carrier)} for each attached session.
      *
      * @param session the session
      */

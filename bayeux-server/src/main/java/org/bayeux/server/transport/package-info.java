@@ -1,5 +1,12 @@
 /**
- * The transport SPI: how a transport hands incoming batches to the engine and how the engine hands a session's
- * messages back to whatever carries it.
+ * The transport SPI: the seam between the engine and whatever carries messages to clients.
+ *
+ * <p>A transport holds a {@link org.bayeux.server.transport.TransportEngine}: it
+ * {@link org.bayeux.server.transport.TransportEngine#parse(String) parses} what arrives into an opaque
+ * {@link org.bayeux.server.transport.IncomingBatch}, {@link org.bayeux.server.transport.TransportEngine#handle handles}
+ * it on the {@link org.bayeux.server.transport.Carrier} it arrived on, and reports a carrier that died. The engine
+ * answers through {@link org.bayeux.server.transport.Carrier#send}, with
+ * {@link org.bayeux.server.transport.OutgoingMessages} whose bytes it encoded once. Transports never see the engine's
+ * classes, and never encode.</p>
  */
 package org.bayeux.server.transport;

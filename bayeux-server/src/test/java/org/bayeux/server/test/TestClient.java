@@ -17,9 +17,10 @@ import org.bayeux.api.json.MalformedJsonException;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxServerImpl;
-import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.IncomingBatch;
+import org.bayeux.server.transport.OutgoingMessages;
 
 /**
  * A client that talks to the engine through the transport SPI, with JSON text both ways.
@@ -78,7 +79,7 @@ public final class TestClient {
      * @return the response
      */
     public CompletableFuture<TestResponse> send(String json) {
-        List<ServerMessageImpl> batch;
+        IncomingBatch batch;
         try {
             byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
             batch = server.parse(utf8, 0, utf8.length);
@@ -267,7 +268,8 @@ public final class TestClient {
         }
 
         @Override
-        public void send(List<ServerMessage> messages) {
+        public void send(OutgoingMessages outgoing) {
+            List<ServerMessage> messages = messagesOf(outgoing);
             if (!response.complete(decode(messages))) {
                 throw new AssertionError("Second response on one request: " + messages);
             }
@@ -317,7 +319,8 @@ public final class TestClient {
         }
 
         @Override
-        public void send(List<ServerMessage> messages) {
+        public void send(OutgoingMessages outgoing) {
+            List<ServerMessage> messages = messagesOf(outgoing);
             if (closed) {
                 return;
             }
@@ -339,5 +342,17 @@ public final class TestClient {
                 attached.add(session);
             }
         }
+    }
+
+    /**
+     * @param outgoing what the engine handed a carrier
+     * @return its messages, in order
+     */
+    public static List<ServerMessage> messagesOf(OutgoingMessages outgoing) {
+        List<ServerMessage> messages = new ArrayList<>(outgoing.size());
+        for (int i = 0; i < outgoing.size(); i++) {
+            messages.add(outgoing.get(i));
+        }
+        return messages;
     }
 }

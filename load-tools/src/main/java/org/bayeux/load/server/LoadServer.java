@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.server.BayeuxService;
 import org.bayeux.standalone.StandaloneServer;
 
@@ -20,7 +20,7 @@ public final class LoadServer extends BayeuxService {
     /** The statistics service. */
     public static final String STATS_SERVICE = "/service/load/stats";
 
-    private final BayeuxServerImpl engine;
+    private final BayeuxServer engine;
     private final LongAdder publishes = new LongAdder();
     private final LongAdder connects = new LongAdder();
 
@@ -29,7 +29,7 @@ public final class LoadServer extends BayeuxService {
      *
      * @param engine the engine
      */
-    public LoadServer(BayeuxServerImpl engine) {
+    public LoadServer(BayeuxServer engine) {
         super(engine, "load-stats");
         this.engine = engine;
         addService(STATS_SERVICE, (requester, request) ->

@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.bayeux.api.server.ServerExtension;
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
@@ -67,7 +67,7 @@ public final class StandaloneServer implements AutoCloseable {
 
     private final Server jetty;
     private final ServerConnector connector;
-    private final BayeuxServerImpl engine;
+    private final BayeuxEngine engine;
     private final ChatService chat;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
@@ -82,7 +82,7 @@ public final class StandaloneServer implements AutoCloseable {
      * @throws Exception if Jetty cannot start (for example, the port is taken)
      */
     public StandaloneServer(Options options) throws Exception {
-        engine = new BayeuxServerImpl(options.engineConfig);
+        engine = BayeuxEngine.create(options.engineConfig);
         java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
         if (options.demo) {
             extensions.add("ack"); // the chat's page asks for it: no message lost across reconnections
@@ -218,7 +218,7 @@ public final class StandaloneServer implements AutoCloseable {
     }
 
     /** @return the engine */
-    public BayeuxServerImpl getEngine() {
+    public BayeuxEngine getEngine() {
         return engine;
     }
 

@@ -1,11 +1,11 @@
 package org.bayeux.transport.http;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.bayeux.transport.websocket.SocketTransport;
 
 /**
  * Cross-origin rules: which origins may call, and the headers that say so.
@@ -62,7 +62,7 @@ public final class Cors {
     public boolean refuse(HttpExchange exchange) {
         String origin = exchange.header("Origin");
         if (origin == null || allows(origin)
-                || SocketTransport.isSameOrigin(origin, exchange.isSecure(), exchange.serverName(), exchange.serverPort())) {
+                || isSameOrigin(origin, exchange.isSecure(), exchange.serverName(), exchange.serverPort())) {
             return false;
         }
         refused.increment();
@@ -113,5 +113,31 @@ public final class Cors {
             exchange.addHeader("Access-Control-Max-Age", "86400");
         }
         exchange.respond(200, null, new byte[0]);
+    }
+
+    /**
+     * @param origin an {@code Origin} header
+     * @param secure whether the request came over TLS
+     * @param serverHost the host the request was sent to
+     * @param serverPort the port the request was sent to
+     * @return true if the origin is the scheme, host and port the request was sent to
+     */
+    public static boolean isSameOrigin(String origin, boolean secure, String serverHost, int serverPort) {
+        URI uri;
+        try {
+            uri = URI.create(origin.trim());
+        } catch (IllegalArgumentException malformed) {
+            return false;
+        }
+        String scheme = uri.getScheme();
+        String host = uri.getHost();
+        if (scheme == null || host == null || serverHost == null) {
+            return false;
+        }
+        if (!(secure ? "https" : "http").equalsIgnoreCase(scheme)) {
+            return false;
+        }
+        int port = uri.getPort() != -1 ? uri.getPort() : secure ? 443 : 80;
+        return host.equalsIgnoreCase(serverHost) && port == serverPort;
     }
 }

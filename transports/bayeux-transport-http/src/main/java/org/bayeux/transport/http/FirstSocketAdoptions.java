@@ -3,7 +3,7 @@ package org.bayeux.transport.http;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.bayeux.api.server.ServerSession;
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.transport.TransportEngine;
 
 /**
  * Lets a WebSocket opened before its client had a browser cookie take over the session that client just created over
@@ -19,7 +19,7 @@ import org.bayeux.server.BayeuxServerImpl;
  * something only from the victim's own address, before the victim's own socket has named it, which in practice is
  * the few milliseconds between Faye's handshake reply and its first connect.</p>
  *
- * <p>One instance serves every transport of an engine ({@link #of(BayeuxServerImpl)}).</p>
+ * <p>One instance serves every transport of an engine ({@link #of(TransportEngine)}).</p>
  */
 public final class FirstSocketAdoptions {
     /** Session id to the remote address of its handshake. */
@@ -29,7 +29,7 @@ public final class FirstSocketAdoptions {
      * @param engine the engine whose transports share the marks
      * @return the engine's instance
      */
-    public static FirstSocketAdoptions of(BayeuxServerImpl engine) {
+    public static FirstSocketAdoptions of(TransportEngine engine) {
         return engine.transportPart(FirstSocketAdoptions.class, FirstSocketAdoptions::new);
     }
 

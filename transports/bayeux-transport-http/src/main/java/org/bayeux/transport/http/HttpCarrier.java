@@ -7,9 +7,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.bayeux.api.Message;
-import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.OutgoingMessages;
 
 /**
  * One HTTP request carrying a batch: it answers once, at once or when the engine releases a held connect.
@@ -71,7 +71,7 @@ final class HttpCarrier implements Carrier {
     }
 
     @Override
-    public void send(List<ServerMessage> messages) {
+    public void send(OutgoingMessages messages) {
         if (!responded.compareAndSet(false, true)) {
             return;
         }
@@ -79,7 +79,7 @@ final class HttpCarrier implements Carrier {
             exchange.addCookie(transport.config().get(TransportConfig.BROWSER_COOKIE_NAME), browserId,
                     BrowserRegistry.cookieAttributes(transport.config(), exchange.isSecure()));
         }
-        byte[] json = transport.engine().toJson(messages);
+        byte[] json = messages.toJson();
         transport.cors().addResponseHeaders(exchange);
         exchange.addHeader("Cache-Control", "no-cache, no-store");
         if (callback == null) {

@@ -1,6 +1,7 @@
 package org.bayeux.transport.http;
 
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
@@ -54,10 +55,10 @@ public interface HttpExchange {
      * Reads the whole body, without blocking a thread while it arrives.
      *
      * @param maxBytes the largest body accepted
-     * @param onBody called once with the body
-     * @param onFailure called once if reading failed; with {@link BodyTooLargeException} if the body is too large
+     * @return completed with the body once read, or exceptionally if reading failed: with
+     *         {@link BodyTooLargeException} if the body is too large
      */
-    void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure);
+    CompletionStage<byte[]> readBody(int maxBytes);
 
     /**
      * Adds a response header.

@@ -3,12 +3,12 @@ package org.bayeux.transport.http;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 
-import org.bayeux.api.Message;
-import org.bayeux.server.BayeuxServerImpl;
-import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
+import org.bayeux.server.transport.IncomingBatch;
+import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +30,7 @@ public final class HttpTransport {
     private static final Pattern CALLBACK_NAME = Pattern.compile("[A-Za-z0-9_$.\\-]{1,64}");
     private static final String DEFAULT_CALLBACK = "jsonpcallback";
 
-    private final BayeuxServerImpl engine;
+    private final TransportEngine engine;
     private final TransportConfig config;
     private final Cors cors;
     private final BrowserRegistry browsers;
@@ -41,7 +41,7 @@ public final class HttpTransport {
      * @param engine the engine
      * @param config the transport configuration
      */
-    public HttpTransport(BayeuxServerImpl engine, TransportConfig config) {
+    public HttpTransport(TransportEngine engine, TransportConfig config) {
         this.engine = engine;
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
@@ -57,7 +57,7 @@ public final class HttpTransport {
                 : List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING);
     }
 
-    BayeuxServerImpl engine() {
+    TransportEngine engine() {
         return engine;
     }
 
@@ -101,8 +101,20 @@ public final class HttpTransport {
                 cors.answerPreflight(exchange);
                 break;
             case "POST":
-                exchange.readBody(engine.getConfig().maxMessageSizeBytes(),
-                        body -> handleBody(exchange, body), failure -> bodyFailed(exchange, failure));
+                exchange.readBody(engine.getConfig().maxMessageSizeBytes()).whenComplete((body, failure) -> {
+                    if (failure != null) {
+                        bodyFailed(exchange, failure instanceof CompletionException ? failure.getCause() : failure);
+                    } else {
+                        try {
+                            handleBody(exchange, body);
+                        } catch (RuntimeException unexpected) {
+                            // Nothing else would answer: the stage swallows what its action throws.
+                            QUIET.warn("body:" + unexpected.getClass().getName(), "Failed to handle a request",
+                                    unexpected);
+                            error(exchange, 500, "Internal error");
+                        }
+                    }
+                });
                 break;
             case "GET":
                 handleCallbackPolling(exchange);
@@ -176,14 +188,13 @@ public final class HttpTransport {
         }
     }
 
-    private void process(HttpExchange exchange, List<ServerMessageImpl> batch, String callback) {
+    private void process(HttpExchange exchange, IncomingBatch batch, String callback) {
         HttpCarrier carrier = new HttpCarrier(this, exchange, callback);
         SessionLimits.Admission admission = null;
-        if (Message.META_HANDSHAKE.equals(batch.get(0).getChannel())) {
-            // A handshake is alone in its batch (BayeuxServerImpl.parse).
+        if (batch.isHandshake()) {
             admission = limits.admit(carrier.browserCookie(), exchange.remoteAddress());
             if (admission.isRefused()) {
-                carrier.send(List.of(admission.refusal(batch.get(0))));
+                carrier.send(admission.refusal(engine, batch));
                 return;
             }
             carrier.admitted(admission);

@@ -1,6 +1,5 @@
 package org.bayeux.transport.http;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,8 +11,9 @@ import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionRemovedListener;
-import org.bayeux.server.BayeuxServerImpl;
-import org.bayeux.server.ServerMessageImpl;
+import org.bayeux.server.transport.IncomingBatch;
+import org.bayeux.server.transport.OutgoingMessages;
+import org.bayeux.server.transport.TransportEngine;
 
 /**
  * Caps the sessions one client may create, whatever transport it handshakes on: live sessions per browser cookie
@@ -28,7 +28,7 @@ import org.bayeux.server.ServerMessageImpl;
  * when the server trusts them (Jetty's {@code ForwardedRequestCustomizer}, the standalone server's
  * {@code --forwarded}). Behind a proxy whose headers are not trusted, every client has the proxy's address.</p>
  *
- * <p>One instance serves every transport of an engine ({@link #of(BayeuxServerImpl, TransportConfig)}).</p>
+ * <p>One instance serves every transport of an engine ({@link #of(TransportEngine, TransportConfig)}).</p>
  */
 public final class SessionLimits {
     /** The interval advised to a client whose handshake was refused, in milliseconds. */
@@ -58,7 +58,7 @@ public final class SessionLimits {
      * @param config the configuration of the first transport asking; later ones share its limits
      * @return the engine's limits
      */
-    public static SessionLimits of(BayeuxServerImpl engine, TransportConfig config) {
+    public static SessionLimits of(TransportEngine engine, TransportConfig config) {
         return engine.transportPart(SessionLimits.class, () -> new SessionLimits(
                 config.get(TransportConfig.MAX_SESSIONS_PER_COOKIE), config.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS),
                 config.get(TransportConfig.MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND)));
@@ -230,24 +230,14 @@ public final class SessionLimits {
          * The reply to a refused handshake: unsuccessful, {@code 403::too_many_sessions} or
          * {@code 403::too_many_handshakes}, advising a new handshake after {@value #RETRY_INTERVAL_MILLIS} ms.
          *
+         * @param engine builds the reply
          * @param handshake the refused handshake
-         * @return the reply, frozen
+         * @return the reply, encoded
          */
-        public ServerMessageImpl refusal(ServerMessageImpl handshake) {
-            ServerMessageImpl reply = new ServerMessageImpl();
-            reply.setChannel(Message.META_HANDSHAKE);
-            Object id = handshake.get(Message.ID_FIELD);
-            if (id != null) {
-                reply.put(Message.ID_FIELD, id);
-            }
-            reply.setSuccessful(false);
-            reply.setError("403::" + refusedToken);
-            Map<String, Object> advice = new HashMap<>(4);
-            advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_HANDSHAKE);
-            advice.put(Message.INTERVAL_FIELD, RETRY_INTERVAL_MILLIS);
-            reply.put(Message.ADVICE_FIELD, advice);
-            reply.freeze();
-            return reply;
+        public OutgoingMessages refusal(TransportEngine engine, IncomingBatch handshake) {
+            return engine.refuseHandshake(handshake, "403::" + refusedToken, Map.of(
+                    Message.RECONNECT_FIELD, Message.RECONNECT_HANDSHAKE,
+                    Message.INTERVAL_FIELD, RETRY_INTERVAL_MILLIS));
         }
 
         /**

@@ -9,13 +9,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
-import org.bayeux.api.Message;
-import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
-import org.bayeux.server.BayeuxServerImpl;
-import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.IncomingBatch;
+import org.bayeux.server.transport.OutgoingMessages;
+import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.transport.http.SessionLimits;
 import org.slf4j.Logger;
@@ -40,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>However the connection ends (close frame, error, idle timeout, failed write, a close of our own), the carrier
  * ends once: pending writes are dropped and the engine is told, for each session the carrier ever carried, through
- * {@link BayeuxServerImpl#carrierFailed(ServerSession, Carrier)}, so that held connects are released and expiry
+ * {@link TransportEngine#carrierFailed(ServerSession, Carrier)}, so that held connects are released and expiry
  * starts. That call is handed to the transport's executor: the engine may be calling {@link #send(List)} under a
  * session's lock on the thread where the failure is noticed.</p>
  */
@@ -63,7 +62,7 @@ public final class SocketCarrier implements Carrier {
             AtomicIntegerFieldUpdater.newUpdater(SocketCarrier.class, "stallCheckArmed");
 
     private final SocketTransport transport;
-    private final BayeuxServerImpl engine;
+    private final TransportEngine engine;
     // Guarded by this.
     /** Replaced, never changed: usually one session, which an immutable list holds in a few bytes. */
     private List<ServerSession> attached = List.of();
@@ -125,12 +124,12 @@ public final class SocketCarrier implements Carrier {
     }
 
     @Override
-    public void send(List<ServerMessage> messages) {
+    public void send(OutgoingMessages messages) {
         TextWriteQueue current = writes;
-        if (current == null || messages.isEmpty()) {
+        if (current == null || messages.size() == 0) {
             return;
         }
-        if (!current.write(TextFrames.of(engine, messages, transport.maxOutgoingFrameBytes()))) {
+        if (!current.write(TextFrames.of(messages, transport.maxOutgoingFrameBytes()))) {
             // A peer that does not read would not read a close frame either.
             LOG.info("{} has {} bytes waiting to be written; dropping it as too slow", this, current.pendingBytes());
             transport.slowPeerDropped();
@@ -303,7 +302,7 @@ public final class SocketCarrier implements Carrier {
      *         message, false if the carrier has ended; never completed exceptionally
      */
     public CompletionStage<Boolean> onText(String text) {
-        List<ServerMessageImpl> batch;
+        IncomingBatch batch;
         try {
             batch = engine.parse(text);
         } catch (BadBatchException bad) {
@@ -312,11 +311,10 @@ public final class SocketCarrier implements Carrier {
             return CompletableFuture.completedFuture(false);
         }
         SessionLimits.Admission admission = null;
-        if (Message.META_HANDSHAKE.equals(batch.get(0).getChannel())) {
-            // A handshake is alone in its batch (BayeuxServerImpl.parse).
+        if (batch.isHandshake()) {
             admission = transport.limits().admit(browserId, remoteAddress);
             if (admission.isRefused()) {
-                send(List.of(admission.refusal(batch.get(0))));
+                send(admission.refusal(engine, batch));
                 return CompletableFuture.completedFuture(!isEnded());
             }
         }

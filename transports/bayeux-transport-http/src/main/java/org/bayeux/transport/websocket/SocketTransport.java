@@ -1,6 +1,5 @@
 package org.bayeux.transport.websocket;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -9,7 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.Cors;
 import org.bayeux.transport.http.FirstSocketAdoptions;
@@ -30,7 +29,7 @@ public final class SocketTransport {
 
     private static final Logger LOG = LoggerFactory.getLogger(SocketTransport.class);
 
-    private final BayeuxServerImpl engine;
+    private final TransportEngine engine;
     private final TransportConfig config;
     private final Cors cors;
     private final Executor executor;
@@ -52,7 +51,7 @@ public final class SocketTransport {
      * @param executor runs calls into the engine that must not happen on the thread at hand; it may refuse tasks
      *        while stopping
      */
-    public SocketTransport(BayeuxServerImpl engine, TransportConfig config, Executor executor) {
+    public SocketTransport(TransportEngine engine, TransportConfig config, Executor executor) {
         this.engine = engine;
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
@@ -88,7 +87,7 @@ public final class SocketTransport {
      * @return true if the cookie may be trusted
      */
     public boolean trustsCookieFrom(String origin, boolean secure, String serverHost, int serverPort) {
-        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
+        return origin == null || Cors.isSameOrigin(origin, secure, serverHost, serverPort) || cors.lists(origin);
     }
 
     /** @return the sessions created over HTTP that a socket without a cookie may take over, once */
@@ -124,7 +123,7 @@ public final class SocketTransport {
     }
 
     /** @return the engine */
-    public BayeuxServerImpl engine() {
+    public TransportEngine engine() {
         return engine;
     }
 
@@ -260,32 +259,6 @@ public final class SocketTransport {
      * @return true if the upgrade is allowed
      */
     public boolean allowsOrigin(String origin, boolean secure, String serverHost, int serverPort) {
-        return origin == null || isSameOrigin(origin, secure, serverHost, serverPort) || cors.allows(origin);
-    }
-
-    /**
-     * @param origin an {@code Origin} header
-     * @param secure whether the request came over TLS
-     * @param serverHost the host the request was sent to
-     * @param serverPort the port the request was sent to
-     * @return true if the origin is the scheme, host and port the request was sent to
-     */
-    public static boolean isSameOrigin(String origin, boolean secure, String serverHost, int serverPort) {
-        URI uri;
-        try {
-            uri = URI.create(origin.trim());
-        } catch (IllegalArgumentException malformed) {
-            return false;
-        }
-        String scheme = uri.getScheme();
-        String host = uri.getHost();
-        if (scheme == null || host == null || serverHost == null) {
-            return false;
-        }
-        if (!(secure ? "https" : "http").equalsIgnoreCase(scheme)) {
-            return false;
-        }
-        int port = uri.getPort() != -1 ? uri.getPort() : secure ? 443 : 80;
-        return host.equalsIgnoreCase(serverHost) && port == serverPort;
+        return origin == null || Cors.isSameOrigin(origin, secure, serverHost, serverPort) || cors.allows(origin);
     }
 }

@@ -105,8 +105,8 @@ class SharedBroadcastBytesTest {
         big.setChannel("/room");
         big.setData("b".repeat(100_000));
         big.freeze();
-        List<byte[]> forA = TextFrames.of(server, List.of(small, small, big), 64 * 1024);
-        List<byte[]> forB = TextFrames.of(server, List.of(small, small, big), 64 * 1024);
+        List<byte[]> forA = TextFrames.of(server.encoded(List.of(small, small, big)), 64 * 1024);
+        List<byte[]> forB = TextFrames.of(server.encoded(List.of(small, small, big)), 64 * 1024);
         assertThat(forA).hasSize(2);
         assertThat(new String(forA.get(0), StandardCharsets.UTF_8)).startsWith("[{").endsWith("}]");
         assertThat(forA.get(0)).as("two joined: built per socket").isNotSameAs(forB.get(0)).isEqualTo(forB.get(0));

@@ -1,6 +1,6 @@
 package org.bayeux.transport.jetty;
 
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.BayeuxEngine;
 import org.bayeux.transport.http.TransportConfig;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
@@ -11,7 +11,7 @@ import org.eclipse.jetty.server.handler.ContextHandler;
  *
  * <pre>{@code
  * Server jetty = new Server(8080);
- * BayeuxServerImpl bayeux = new BayeuxServerImpl(BayeuxServerConfig.defaults());
+ * BayeuxEngine bayeux = BayeuxEngine.create(BayeuxServerConfig.defaults());
  * BayeuxEndpoint.mount(jetty, "/bayeux", bayeux, TransportConfig.defaults());
  * jetty.start();   // also starts the engine
  * }</pre>
@@ -29,7 +29,7 @@ public final class BayeuxEndpoint {
      * @param config the transport configuration
      * @return the context that serves the endpoint
      */
-    public static ContextHandler mount(Server server, String path, BayeuxServerImpl engine, TransportConfig config) {
+    public static ContextHandler mount(Server server, String path, BayeuxEngine engine, TransportConfig config) {
         ContextHandler context = new ContextHandler(newHandler(engine, config), path);
         context.setAllowNullPathInContext(true);
         Handler existing = server.getHandler();
@@ -49,7 +49,7 @@ public final class BayeuxEndpoint {
      * @return the endpoint's handler, to mount in a context of the caller's choice; it serves HTTP and WebSocket
      *         upgrades on the context's path and every path below it
      */
-    public static Handler newHandler(BayeuxServerImpl engine, TransportConfig config) {
+    public static Handler newHandler(BayeuxEngine engine, TransportConfig config) {
         return new BayeuxHandler(engine, config);
     }
 }

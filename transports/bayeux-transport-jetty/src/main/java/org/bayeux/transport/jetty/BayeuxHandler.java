@@ -3,7 +3,7 @@ package org.bayeux.transport.jetty;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.BayeuxEngine;
 import org.bayeux.transport.http.HttpTransport;
 import org.bayeux.transport.http.TransportConfig;
 import org.eclipse.jetty.server.Handler;
@@ -20,7 +20,7 @@ import org.eclipse.jetty.util.Callback;
  * the engine.
  */
 public final class BayeuxHandler extends Handler.Abstract {
-    private final BayeuxServerImpl engine;
+    private final BayeuxEngine engine;
     private final HttpTransport http;
     private final WebSocketTransport webSocket;
     private volatile ClosedPollWatcher closedPolls;
@@ -29,7 +29,7 @@ public final class BayeuxHandler extends Handler.Abstract {
      * @param engine the engine, not yet started
      * @param config the transport configuration
      */
-    public BayeuxHandler(BayeuxServerImpl engine, TransportConfig config) {
+    public BayeuxHandler(BayeuxEngine engine, TransportConfig config) {
         this.engine = engine;
         this.http = new HttpTransport(engine, config);
         this.webSocket = config.get(TransportConfig.WEBSOCKET) ? new WebSocketTransport(engine, config) : null;
@@ -43,7 +43,7 @@ public final class BayeuxHandler extends Handler.Abstract {
     }
 
     /** @return the engine behind this endpoint */
-    public BayeuxServerImpl getEngine() {
+    public BayeuxEngine getEngine() {
         return engine;
     }
 

@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -104,7 +106,13 @@ final class JettyHttpExchange implements HttpExchange {
     }
 
     @Override
-    public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
+    public CompletionStage<byte[]> readBody(int maxBytes) {
+        CompletableFuture<byte[]> body = new CompletableFuture<>();
+        readBody(maxBytes, body::complete, body::completeExceptionally);
+        return body;
+    }
+
+    private void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
         long declared = request.getLength();
         if (declared > maxBytes) {
             if (declared > (long) maxBytes * OVERSIZE_DRAIN_FACTOR) {

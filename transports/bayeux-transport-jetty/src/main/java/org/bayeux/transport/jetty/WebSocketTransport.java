@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.BayeuxEngine;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.websocket.SocketCarrier;
 import org.bayeux.transport.websocket.SocketTransport;
@@ -62,7 +62,7 @@ final class WebSocketTransport {
     private volatile Executor executor;
     private volatile Duration idleTimeout;
 
-    WebSocketTransport(BayeuxServerImpl engine, TransportConfig config) {
+    WebSocketTransport(BayeuxEngine engine, TransportConfig config) {
         this.sockets = new SocketTransport(engine, config, this::execute);
     }
 

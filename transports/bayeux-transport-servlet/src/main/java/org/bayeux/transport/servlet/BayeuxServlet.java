@@ -20,7 +20,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.bayeux.api.server.BayeuxServer;
-import org.bayeux.server.BayeuxServerImpl;
+import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
@@ -53,7 +53,7 @@ public class BayeuxServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServlet.class);
 
-    private transient BayeuxServerImpl engine;
+    private transient BayeuxEngine engine;
     private transient HttpTransport http;
     private transient ExecutorService webSocketTasks;
     private long asyncTimeoutMillis;
@@ -75,7 +75,7 @@ public class BayeuxServlet extends HttpServlet {
             }
         }
         try {
-            engine = new BayeuxServerImpl(BayeuxServerConfig.fromMap(engineSettings));
+            engine = BayeuxEngine.create(BayeuxServerConfig.fromMap(engineSettings));
             TransportConfig transportConfig = TransportConfig.fromMap(transportSettings);
             http = new HttpTransport(engine, transportConfig);
             List<String> names = new ArrayList<>();
@@ -126,7 +126,7 @@ public class BayeuxServlet extends HttpServlet {
     }
 
     /** @return the engine, once the servlet is initialised */
-    public BayeuxServerImpl getEngine() {
+    public BayeuxEngine getEngine() {
         return engine;
     }
 

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
@@ -119,7 +121,13 @@ final class ServletHttpExchange implements HttpExchange, AsyncListener {
     }
 
     @Override
-    public void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
+    public CompletionStage<byte[]> readBody(int maxBytes) {
+        CompletableFuture<byte[]> body = new CompletableFuture<>();
+        readBody(maxBytes, body::complete, body::completeExceptionally);
+        return body;
+    }
+
+    private void readBody(int maxBytes, Consumer<byte[]> onBody, Consumer<Throwable> onFailure) {
         if (request.getContentLengthLong() > (long) maxBytes * OVERSIZE_DRAIN_FACTOR) {
             onFailure.accept(new BodyTooLargeException(maxBytes));
             return;

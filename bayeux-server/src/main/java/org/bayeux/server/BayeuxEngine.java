@@ -1,0 +1,88 @@
+package org.bayeux.server;
+
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.server.cluster.ClusterListener;
+import org.bayeux.server.cluster.SessionStore;
+import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.server.transport.TransportEngine;
+
+/**
+ * A Bayeux engine as the code that embeds it sees it: the application's {@link BayeuxServer}, the
+ * {@link TransportEngine} its transports are given, a life cycle, and a few figures for monitoring. Applications and
+ * transports hold this type; the implementation stays inside this module.
+ *
+ * <pre>{@code
+ * BayeuxEngine bayeux = BayeuxEngine.create(BayeuxServerConfig.defaults());
+ * BayeuxEndpoint.mount(server, "/cometd", bayeux, TransportConfig.defaults());
+ * }</pre>
+ *
+ * <p>Life cycle: create, configure (listeners, extensions, policy, channels), {@link #start()}, and finally
+ * {@link #stop()}, which ends every session and stops the timers.</p>
+ */
+public interface BayeuxEngine extends BayeuxServer, TransportEngine {
+    /**
+     * @param config the configuration
+     * @return a new engine, not started
+     * @throws org.bayeux.server.config.InvalidConfigurationException if the configured codec is not on the class path
+     */
+    static BayeuxEngine create(BayeuxServerConfig config) {
+        return new BayeuxServerImpl(config);
+    }
+
+    /** @return a new engine with the default configuration, not started */
+    static BayeuxEngine create() {
+        return new BayeuxServerImpl();
+    }
+
+    /**
+     * Joins this engine to other nodes. Set before {@link #start()}; without it the engine is a single node.
+     *
+     * @param cluster the cluster (Oort, a backplane), started and stopped with the engine
+     * @throws IllegalStateException if the engine has started
+     */
+    void setCluster(Cluster cluster);
+
+    /**
+     * Replaces where sessions' durable state is kept (by default, nowhere but in the live sessions). Set before
+     * {@link #start()}.
+     *
+     * @param store the store
+     * @throws IllegalStateException if the engine has started
+     */
+    void setSessionStore(SessionStore store);
+
+    /** @return where sessions' durable state is kept */
+    SessionStore getSessionStore();
+
+    /** @param listener told when other nodes join and leave */
+    void addClusterListener(ClusterListener listener);
+
+    /** @param listener a listener added before */
+    void removeClusterListener(ClusterListener listener);
+
+    /** Starts the timers: the sweep of expired sessions and unused channels. */
+    void start();
+
+    /** Ends every session and stops the timers; the engine cannot be started again. */
+    void stop();
+
+    /**
+     * @param session a session
+     * @return true while a {@code /meta/connect} of the session waits for messages or its timeout
+     */
+    boolean isConnectHeld(ServerSession session);
+
+    /** @return how many times each input limit ({@link Limit}) refused a message */
+    LimitCounters getLimitCounters();
+
+    /** @return how often sessions' queues reached their limits */
+    QueueLimitCounters queueLimitCounters();
+
+    /**
+     * @return how many messages named a live session from a carrier that may not act as it, and were answered as for
+     *         an unknown session
+     */
+    long getForeignClientIdCount();
+}

@@ -1,0 +1,47 @@
+package org.bayeux.server.cluster;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What joins an engine to other nodes: a WebSocket mesh (Oort) or a backplane (Redis). An engine has at most one,
+ * {@link org.bayeux.server.BayeuxEngine#setCluster set} before it starts; without one, the engine is a single node
+ * and none of this runs.
+ *
+ * <p>There is one way out and one way in. Every message published on this node, once security, channel listeners and
+ * server extensions have allowed it and it is frozen, leaves through {@link #publish(ClusterMessage)} with its
+ * encoded bytes. Every message from another node enters through {@link ClusterNode#deliver(byte[])}, reaches this
+ * node's subscribers, and is never handed back to {@link #publish}: a message cannot loop, whatever the
+ * cluster does.</p>
+ */
+public interface Cluster {
+    /**
+     * The engine started: the cluster may now connect to its peers and deliver.
+     *
+     * @param node the engine, as the cluster sees it
+     */
+    void start(ClusterNode node);
+
+    /** The engine stops: the cluster leaves its peers and delivers nothing more. */
+    void stop();
+
+    /**
+     * A message published on this node, allowed and frozen. Called once per message, on the publishing thread; must
+     * not block.
+     *
+     * @param message the message and its bytes
+     * @return completed with true when the cluster has taken the message (a backplane: stored), after which the
+     *         publisher is told it succeeded; completed with false or exceptionally if the cluster could not take
+     *         it, and the publisher is told it failed
+     */
+    CompletionStage<Boolean> publish(ClusterMessage message);
+
+    /**
+     * @return true if the engine delivers a message published here to this node's subscribers at once, beside
+     *         {@link #publish} (a mesh); false if the cluster delivers it back through
+     *         {@link ClusterNode#deliver(byte[])}, here as on every node, so that every node sees one order per
+     *         channel (a backplane)
+     */
+    default boolean deliversLocalPublishes() {
+        return true;
+    }
+}
