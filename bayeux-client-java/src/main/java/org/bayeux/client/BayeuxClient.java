@@ -15,6 +15,7 @@ import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
+import org.bayeux.api.support.Attributes;
 import org.bayeux.client.transport.ClientCookies;
 import org.bayeux.client.transport.TransportContext;
 
@@ -87,7 +88,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     private final ClientCookies cookies = new ClientCookies();
     private final Map<String, String> requestHeaders;
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
-    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    private final Attributes attributes = new Attributes();
     private final ChannelTable channels;
     private final Outbox outbox;
     private final SessionLoop loop;
@@ -389,7 +390,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
 
     @Override
     public void setAttribute(String name, Object value) {
-        attributes.put(name, value);
+        attributes.set(name, value);
     }
 
     @Override
@@ -399,7 +400,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
 
     @Override
     public Set<String> getAttributeNames() {
-        return Set.copyOf(attributes.keySet());
+        return attributes.names();
     }
 
     // ---- Resources ----
