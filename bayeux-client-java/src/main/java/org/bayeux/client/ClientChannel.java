@@ -13,18 +13,20 @@ import org.bayeux.api.support.AbstractClientSessionChannel;
  * sends.
  */
 final class ClientChannel extends AbstractClientSessionChannel implements BayeuxClientChannel {
-    private final BayeuxClient client;
+    private final ClientSession session;
+    private final Outbox outbox;
     /** Kept by {@link ChannelTable} for dispatch; null until the first delivery. */
     volatile WildcardHandles wildcardHandles;
 
-    ClientChannel(BayeuxClient client, ChannelId id) {
+    ClientChannel(ClientSession session, Outbox outbox, ChannelId id) {
         super(id);
-        this.client = client;
+        this.session = session;
+        this.outbox = outbox;
     }
 
     @Override
     public ClientSession getSession() {
-        return client;
+        return session;
     }
 
     @Override
@@ -38,7 +40,7 @@ final class ClientChannel extends AbstractClientSessionChannel implements Bayeux
 
     @Override
     protected void sendSubscription(String metaChannel, MessageListener subscriber, MessageListener callback) {
-        client.outbox().submitSubscription(metaChannel, this, subscriber, callback);
+        outbox.submitSubscription(metaChannel, this, subscriber, callback);
     }
 
     @Override
@@ -60,7 +62,7 @@ final class ClientChannel extends AbstractClientSessionChannel implements Bayeux
             throw new IllegalArgumentException("Cannot publish to " + id + ": not a meta channel nor a wildcard");
         }
         message.setChannel(id.name());
-        client.outbox().submit(message, callback);
+        outbox.submit(message, callback);
     }
 
     @Override
