@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.bayeux.api.ChannelId;
@@ -15,6 +14,7 @@ import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
+import org.bayeux.api.support.Attributes;
 import org.bayeux.client.transport.ClientCookies;
 import org.bayeux.client.transport.TransportContext;
 
@@ -85,9 +85,8 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     private final ClientResources resources;
     private final boolean ownsResources;
     private final ClientCookies cookies = new ClientCookies();
-    private final Map<String, String> requestHeaders;
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
-    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    private final Attributes attributes = new Attributes();
     private final ChannelTable channels;
     private final Outbox outbox;
     private final SessionLoop loop;
@@ -124,15 +123,19 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         this.config = config;
         this.resources = resources;
         this.ownsResources = ownsResources;
-        this.requestHeaders = new ConcurrentHashMap<>(config.requestHeaders());
+        // Each part gets its collaborators here, once; none reaches back through this facade. The parts that call
+        // each other both ways (the channels, the outbox, the inbox and the loop) are bound right after.
+        RequestHeaders requestHeaders = new RequestHeaders(config.requestHeaders());
         PendingReplies pending = new PendingReplies(config.maxPendingMessages());
         this.channels = new ChannelTable(this);
         Inbox inbox = new Inbox(this, extensions, pending, channels);
         TransportContext context = new TransportContext(config.url(), resources, resources.codec(config.codec()),
-                cookies, this::requestHeaders, config.maxIncomingMessageBytes(), inbox);
+                cookies, requestHeaders::snapshot, config.maxIncomingMessageBytes(), inbox);
         Transports transports = new Transports(config.transports(), context);
-        this.outbox = new Outbox(this, extensions, pending, inbox, config);
-        this.loop = new SessionLoop(this, config, transports, outbox, inbox, pending, channels);
+        this.outbox = new Outbox(this, extensions, pending, inbox, resources, config);
+        this.loop = new SessionLoop(this, config, resources, requestHeaders, transports, outbox, inbox, pending,
+                channels);
+        channels.bind(outbox);
         outbox.bind(loop);
         inbox.bind(loop);
     }
@@ -366,20 +369,6 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         return cookies.store();
     }
 
-    /** @return the headers of a request made now */
-    Map<String, String> requestHeaders() {
-        return Map.copyOf(requestHeaders);
-    }
-
-    /** Sets or removes (null value) a header of every later request and upgrade. */
-    void setRequestHeader(String name, String value) {
-        if (value == null) {
-            requestHeaders.remove(name);
-        } else {
-            requestHeaders.put(name, value);
-        }
-    }
-
     // ---- Attributes ----
 
     @Override
@@ -389,7 +378,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
 
     @Override
     public void setAttribute(String name, Object value) {
-        attributes.put(name, value);
+        attributes.set(name, value);
     }
 
     @Override
@@ -399,7 +388,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
 
     @Override
     public Set<String> getAttributeNames() {
-        return Set.copyOf(attributes.keySet());
+        return attributes.names();
     }
 
     // ---- Resources ----
@@ -407,14 +396,6 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     /** @return the configuration */
     public BayeuxClientConfig getConfig() {
         return config;
-    }
-
-    ClientResources resources() {
-        return resources;
-    }
-
-    Outbox outbox() {
-        return outbox;
     }
 
     /**

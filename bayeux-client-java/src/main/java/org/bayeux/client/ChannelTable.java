@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,13 +19,22 @@ import org.slf4j.LoggerFactory;
 final class ChannelTable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelTable.class);
 
-    private final BayeuxClient client;
+    private final ClientSession session;
+    private Outbox outbox;
     private final Map<String, ClientChannel> channels = new ConcurrentHashMap<>();
     /** Counts the handles made: the wildcard handles a channel keeps for dispatch are good while it is unchanged. */
     private final AtomicInteger generation = new AtomicInteger();
 
-    ChannelTable(BayeuxClient client) {
-        this.client = client;
+    /**
+     * @param session the session the handles belong to
+     */
+    ChannelTable(ClientSession session) {
+        this.session = session;
+    }
+
+    /** Gives the table the outbox its handles send through, before any handle is made. */
+    void bind(Outbox outbox) {
+        this.outbox = outbox;
     }
 
     /**
@@ -38,7 +48,7 @@ final class ChannelTable {
             return channel;
         }
         ChannelId id = ChannelId.of(name);
-        ClientChannel made = new ClientChannel(client, id);
+        ClientChannel made = new ClientChannel(session, outbox, id);
         ClientChannel existing = channels.putIfAbsent(id.name(), made);
         if (existing != null) {
             return existing;

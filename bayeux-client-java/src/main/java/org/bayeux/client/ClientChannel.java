@@ -1,103 +1,51 @@
 package org.bayeux.client;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
+import org.bayeux.api.support.AbstractClientSessionChannel;
 
 /**
- * A client's handle on one channel: its listeners, its subscribers, and the messages it sends.
+ * A client's handle on one channel: its listeners, its subscribers (kept by the shared base), and the messages it
+ * sends.
  */
-final class ClientChannel implements BayeuxClientChannel {
-    private final BayeuxClient client;
-    private final ChannelId id;
-    private final List<MessageListener> listeners = new CopyOnWriteArrayList<>();
-    private final List<MessageListener> subscribers = new CopyOnWriteArrayList<>();
+final class ClientChannel extends AbstractClientSessionChannel implements BayeuxClientChannel {
+    private final ClientSession session;
+    private final Outbox outbox;
     /** Kept by {@link ChannelTable} for dispatch; null until the first delivery. */
     volatile WildcardHandles wildcardHandles;
 
-    ClientChannel(BayeuxClient client, ChannelId id) {
-        this.client = client;
-        this.id = id;
-    }
-
-    @Override
-    public ChannelId getChannelId() {
-        return id;
+    ClientChannel(ClientSession session, Outbox outbox, ChannelId id) {
+        super(id);
+        this.session = session;
+        this.outbox = outbox;
     }
 
     @Override
     public ClientSession getSession() {
-        return client;
-    }
-
-    @Override
-    public void addListener(MessageListener listener) {
-        listeners.add(listener);
-    }
-
-    @Override
-    public void removeListener(MessageListener listener) {
-        listeners.remove(listener);
-    }
-
-    @Override
-    public List<MessageListener> getListeners() {
-        return List.copyOf(listeners);
+        return session;
     }
 
     @Override
     public void subscribe(MessageListener listener, MessageListener callback) {
-        if (id.isMeta()) {
-            throw new IllegalArgumentException("Cannot subscribe to meta channel " + id
+        if (getChannelId().isMeta()) {
+            throw new IllegalArgumentException("Cannot subscribe to meta channel " + getChannelId()
                     + "; add a listener to it instead");
         }
-        boolean first;
-        synchronized (this) {
-            first = subscribers.isEmpty();
-            subscribers.add(listener);
-        }
-        if (first) {
-            client.outbox().submitSubscription(Message.META_SUBSCRIBE, this, listener, callback);
-        } else if (callback != null) {
-            Callbacks.run(callback, () -> callback.onMessage(this, LocalReplies.subscription(Message.META_SUBSCRIBE,
-                    id.name())));
-        }
+        super.subscribe(listener, callback);
     }
 
     @Override
-    public void unsubscribe(MessageListener listener, MessageListener callback) {
-        boolean last;
-        synchronized (this) {
-            last = subscribers.remove(listener) && subscribers.isEmpty();
-        }
-        if (last) {
-            client.outbox().submitSubscription(Message.META_UNSUBSCRIBE, this, null, callback);
-        } else if (callback != null) {
-            Callbacks.run(callback, () -> callback.onMessage(this, LocalReplies.subscription(Message.META_UNSUBSCRIBE,
-                    id.name())));
-        }
+    protected void sendSubscription(String metaChannel, MessageListener subscriber, MessageListener callback) {
+        outbox.submitSubscription(metaChannel, this, subscriber, callback);
     }
 
     @Override
-    public void unsubscribe() {
-        boolean any;
-        synchronized (this) {
-            any = !subscribers.isEmpty();
-            subscribers.clear();
-        }
-        if (any) {
-            client.outbox().submitSubscription(Message.META_UNSUBSCRIBE, this, null, null);
-        }
-    }
-
-    @Override
-    public List<MessageListener> getSubscribers() {
-        return List.copyOf(subscribers);
+    protected void invoke(MessageListener listener, Message message) {
+        Callbacks.run(listener, () -> listener.onMessage(this, message));
     }
 
     @Override
@@ -109,11 +57,12 @@ final class ClientChannel implements BayeuxClientChannel {
 
     @Override
     public void publish(Message.Mutable message, MessageListener callback) {
+        ChannelId id = getChannelId();
         if (id.isMeta() || id.isWildcard()) {
             throw new IllegalArgumentException("Cannot publish to " + id + ": not a meta channel nor a wildcard");
         }
         message.setChannel(id.name());
-        client.outbox().submit(message, callback);
+        outbox.submit(message, callback);
     }
 
     @Override
@@ -137,36 +86,9 @@ final class ClientChannel implements BayeuxClientChannel {
         return reply;
     }
 
-    /** @return true if the application has subscribed listeners here */
-    boolean hasSubscribers() {
-        return !subscribers.isEmpty();
-    }
-
-    /** Drops a listener whose subscription the server refused. */
-    void removeSubscriber(MessageListener subscriber) {
-        subscribers.remove(subscriber);
-    }
-
-    /** Drops every subscriber: the session they were subscribed in is gone and will not be restored. */
-    void clearSubscribers() {
-        subscribers.clear();
-    }
-
-    void notifySubscribers(Message message) {
-        for (MessageListener subscriber : subscribers) {
-            Callbacks.run(subscriber, () -> subscriber.onMessage(this, message));
-        }
-    }
-
-    void notifyListeners(Message message) {
-        for (MessageListener listener : listeners) {
-            Callbacks.run(listener, () -> listener.onMessage(this, message));
-        }
-    }
-
     @Override
     public String toString() {
-        return "ClientChannel[" + id + "]";
+        return "ClientChannel[" + getChannelId() + "]";
     }
 
     /** The handles of the wildcards matching a channel, as of a generation of the channel table. */

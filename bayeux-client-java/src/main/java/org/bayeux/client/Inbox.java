@@ -5,6 +5,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSession.Extension;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.client.PendingReplies.Pending;
@@ -26,15 +27,18 @@ import org.slf4j.LoggerFactory;
 final class Inbox implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
 
-    private final BayeuxClient client;
+    private final ClientSession session;
     private final List<Extension> extensions;
     private final PendingReplies pending;
     private final ChannelTable channels;
     private final Object order = new Object();
     private SessionLoop loop;
 
-    Inbox(BayeuxClient client, List<Extension> extensions, PendingReplies pending, ChannelTable channels) {
-        this.client = client;
+    /**
+     * @param session the session incoming extensions are given
+     */
+    Inbox(ClientSession session, List<Extension> extensions, PendingReplies pending, ChannelTable channels) {
+        this.session = session;
         this.extensions = extensions;
         this.pending = pending;
         this.channels = channels;
@@ -102,8 +106,8 @@ final class Inbox implements TransportListener {
     private boolean runExtensions(Message.Mutable message) {
         boolean meta = message.isMeta();
         for (Extension extension : extensions) {
-            boolean keep = Callbacks.test(extension, () -> meta ? extension.rcvMeta(client, message)
-                    : extension.rcv(client, message), true);
+            boolean keep = Callbacks.test(extension, () -> meta ? extension.rcvMeta(session, message)
+                    : extension.rcv(session, message), true);
             if (!keep) {
                 return false;
             }

@@ -4,8 +4,8 @@ import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
 
 /**
- * Replies the client makes up itself: for a request that got no reply from the server (see {@link ClientErrors}),
- * and for a subscription that needs no message to the server.
+ * Replies the client makes up itself for a request that got no reply from the server (see {@link ClientErrors}); a
+ * subscription that needs no message to the server is answered by the channel's shared base.
  */
 final class LocalReplies {
     private LocalReplies() {
@@ -23,18 +23,6 @@ final class LocalReplies {
         reply.setError(error);
         reply.put(ClientErrors.FAILURE_FIELD, cause == null ? error : cause.toString());
         return reply;
-    }
-
-    /**
-     * @param metaChannel {@code /meta/subscribe} or {@code /meta/unsubscribe}
-     * @param channel the channel subscribed to
-     * @return a successful reply, for a subscription that only added a listener locally
-     */
-    static Message subscription(String metaChannel, String channel) {
-        MapMessage reply = MapMessage.on(metaChannel);
-        reply.put(Message.SUBSCRIPTION_FIELD, channel);
-        reply.setSuccessful(true);
-        return MapMessage.readOnly(reply);
     }
 
     private static MapMessage replyTo(Message request) {

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSession.Extension;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.client.PendingReplies.Pending;
@@ -19,8 +20,9 @@ import org.bayeux.client.transport.ClientTransport;
  * transport; or keeps it in the open batch, or until the handshake that gives it a session; or fails it at once.
  */
 final class Outbox {
-    private final BayeuxClient client;
+    private final ClientSession session;
     private final List<Extension> extensions;
+    private final ClientResources resources;
     private final PendingReplies pending;
     private final Inbox inbox;
     private final Duration maxNetworkDelay;
@@ -34,10 +36,14 @@ final class Outbox {
     /** Messages sent while handshaking, to go once there is a session; guarded by {@link #lock}. */
     private final ArrayDeque<Message.Mutable> waitingForSession = new ArrayDeque<>();
 
-    Outbox(BayeuxClient client, List<Extension> extensions, PendingReplies pending, Inbox inbox,
-            BayeuxClientConfig config) {
-        this.client = client;
+    /**
+     * @param session the session outgoing extensions are given
+     */
+    Outbox(ClientSession session, List<Extension> extensions, PendingReplies pending, Inbox inbox,
+            ClientResources resources, BayeuxClientConfig config) {
+        this.session = session;
         this.extensions = extensions;
+        this.resources = resources;
         this.pending = pending;
         this.inbox = inbox;
         this.maxNetworkDelay = config.maxNetworkDelay();
@@ -99,7 +105,7 @@ final class Outbox {
         if (!register(call)) {
             return;
         }
-        call.timer = client.resources().scheduler().schedule(() -> client.resources().executor().execute(() -> {
+        call.timer = resources.scheduler().schedule(() -> resources.executor().execute(() -> {
             Pending expired = pending.take(id);
             if (expired != null) {
                 inbox.notifyFailure(expired, ClientErrors.TIMEOUT,
@@ -224,8 +230,8 @@ final class Outbox {
     private boolean runExtensions(Message.Mutable message) {
         boolean meta = message.isMeta();
         for (Extension extension : extensions) {
-            boolean keep = Callbacks.test(extension, () -> meta ? extension.sendMeta(client, message)
-                    : extension.send(client, message), true);
+            boolean keep = Callbacks.test(extension, () -> meta ? extension.sendMeta(session, message)
+                    : extension.send(session, message), true);
             if (!keep) {
                 return false;
             }

@@ -37,6 +37,8 @@ final class SessionLoop {
 
     private final BayeuxClient client;
     private final BayeuxClientConfig config;
+    private final ClientResources resources;
+    private final RequestHeaders requestHeaders;
     private final Transports transports;
     private final Outbox outbox;
     private final Inbox inbox;
@@ -64,10 +66,16 @@ final class SessionLoop {
     private long unconnectedSinceNanos;
     private Scheduler.Task timer;
 
-    SessionLoop(BayeuxClient client, BayeuxClientConfig config, Transports transports, Outbox outbox, Inbox inbox,
-            PendingReplies pending, ChannelTable channels) {
+    /**
+     * @param client the client, only as the one its state listeners are told about
+     */
+    SessionLoop(BayeuxClient client, BayeuxClientConfig config, ClientResources resources,
+            RequestHeaders requestHeaders, Transports transports, Outbox outbox, Inbox inbox, PendingReplies pending,
+            ChannelTable channels) {
         this.client = client;
         this.config = config;
+        this.resources = resources;
+        this.requestHeaders = requestHeaders;
         this.transports = transports;
         this.outbox = outbox;
         this.inbox = inbox;
@@ -139,12 +147,12 @@ final class SessionLoop {
             message.setId(outbox.nextId());
             handshakeId = message.getId();
             request = new HandshakeRequest(message, state == State.REHANDSHAKING, ++handshakeAttempts,
-                    client::setRequestHeader);
+                    requestHeaders::set);
         }
         if (callback != null) {
             pending.add(new Pending(message, callback, null, false, false));
         }
-        Map<String, String> headersBefore = client.requestHeaders();
+        Map<String, String> headersBefore = requestHeaders.snapshot();
         CompletionStage<?> ready;
         try {
             ready = config.handshakeHook().beforeHandshake(request);
@@ -156,7 +164,7 @@ final class SessionLoop {
                 LOG.warn("The handshake hook failed; handshaking again after the back-off", failure);
                 inbox.failed(message, ClientErrors.TRANSPORT_FAILURE, failure);
             } else if (isCurrentHandshake(message.getId())) {
-                if (!headersBefore.equals(client.requestHeaders())) {
+                if (!headersBefore.equals(requestHeaders.snapshot())) {
                     // Headers go with a WebSocket's upgrade only: new credentials need a new socket.
                     via.close(new Inbox.ClientClosedException("New credentials"));
                 }
@@ -438,7 +446,7 @@ final class SessionLoop {
         if (delayMillis <= 0) {
             return task;
         }
-        timer = client.resources().scheduler().schedule(() -> client.resources().executor().execute(task),
+        timer = resources.scheduler().schedule(() -> resources.executor().execute(task),
                 delayMillis, TimeUnit.MILLISECONDS);
         return () -> {
         };

@@ -1,32 +1,21 @@
 package org.bayeux.server;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
 import org.bayeux.api.ChannelId;
-import org.bayeux.api.MapMessage;
 import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
-import org.bayeux.api.client.ClientSessionChannel;
+import org.bayeux.api.support.AbstractClientSessionChannel;
 import org.bayeux.server.internal.Callbacks;
 
 /**
- * A local session's handle on a channel.
+ * A local session's handle on a channel: its listeners and subscribers are kept by the shared base; subscriptions
+ * and publishes go to the engine through the session.
  */
-final class LocalSessionChannel implements ClientSessionChannel {
+final class LocalSessionChannel extends AbstractClientSessionChannel {
     private final LocalSessionImpl session;
-    private final ChannelId id;
-    private final List<MessageListener> listeners = new CopyOnWriteArrayList<>();
-    private final List<MessageListener> subscribers = new CopyOnWriteArrayList<>();
 
     LocalSessionChannel(LocalSessionImpl session, ChannelId id) {
+        super(id);
         this.session = session;
-        this.id = id;
-    }
-
-    @Override
-    public ChannelId getChannelId() {
-        return id;
     }
 
     @Override
@@ -35,76 +24,22 @@ final class LocalSessionChannel implements ClientSessionChannel {
     }
 
     @Override
-    public void addListener(MessageListener listener) {
-        listeners.add(listener);
-    }
-
-    @Override
-    public void removeListener(MessageListener listener) {
-        listeners.remove(listener);
-    }
-
-    @Override
-    public List<MessageListener> getListeners() {
-        return List.copyOf(listeners);
-    }
-
-    @Override
-    public void subscribe(MessageListener listener, MessageListener callback) {
-        boolean first;
-        synchronized (this) {
-            first = subscribers.isEmpty();
-            subscribers.add(listener);
-        }
-        if (first) {
-            sendSubscription(Message.META_SUBSCRIBE, callback);
-        } else if (callback != null) {
-            callback.onMessage(this, localReply(Message.META_SUBSCRIBE));
-        }
-    }
-
-    @Override
-    public void unsubscribe(MessageListener listener, MessageListener callback) {
-        boolean last;
-        synchronized (this) {
-            last = subscribers.remove(listener) && subscribers.isEmpty();
-        }
-        if (last) {
-            sendSubscription(Message.META_UNSUBSCRIBE, callback);
-        } else if (callback != null) {
-            callback.onMessage(this, localReply(Message.META_UNSUBSCRIBE));
-        }
-    }
-
-    @Override
-    public void unsubscribe() {
-        boolean any;
-        synchronized (this) {
-            any = !subscribers.isEmpty();
-            subscribers.clear();
-        }
-        if (any) {
-            sendSubscription(Message.META_UNSUBSCRIBE, null);
-        }
-    }
-
-    private void sendSubscription(String metaChannel, MessageListener callback) {
+    protected void sendSubscription(String metaChannel, MessageListener subscriber, MessageListener callback) {
         ServerMessageImpl message = new ServerMessageImpl();
         message.setChannel(metaChannel);
-        message.put(Message.SUBSCRIPTION_FIELD, id.name());
+        message.put(Message.SUBSCRIPTION_FIELD, getChannelId().name());
         session.send(message, callback);
     }
 
-    private Message localReply(String metaChannel) {
-        MapMessage reply = MapMessage.on(metaChannel);
-        reply.put(Message.SUBSCRIPTION_FIELD, id.name());
-        reply.setSuccessful(true);
-        return MapMessage.readOnly(reply);
+    @Override
+    protected void invoke(MessageListener listener, Message message) {
+        Callbacks.run(listener, () -> listener.onMessage(this, message));
     }
 
+    /** A local reply reaches the callback directly, inside the caller's {@code subscribe} or {@code unsubscribe}. */
     @Override
-    public List<MessageListener> getSubscribers() {
-        return List.copyOf(subscribers);
+    protected void replyLocally(MessageListener callback, Message reply) {
+        callback.onMessage(this, reply);
     }
 
     @Override
@@ -118,24 +53,12 @@ final class LocalSessionChannel implements ClientSessionChannel {
     public void publish(Message.Mutable message, MessageListener callback) {
         ServerMessageImpl outgoing = message instanceof ServerMessageImpl ? (ServerMessageImpl) message
                 : new ServerMessageImpl(message);
-        outgoing.setChannel(id.name());
+        outgoing.setChannel(getChannelId().name());
         session.send(outgoing, callback);
-    }
-
-    void notifySubscribers(Message message) {
-        for (MessageListener subscriber : subscribers) {
-            Callbacks.run(subscriber, () -> subscriber.onMessage(this, message));
-        }
-    }
-
-    void notifyListeners(Message message) {
-        for (MessageListener listener : listeners) {
-            Callbacks.run(listener, () -> listener.onMessage(this, message));
-        }
     }
 
     @Override
     public String toString() {
-        return "LocalSessionChannel[" + id + "]";
+        return "LocalSessionChannel[" + getChannelId() + "]";
     }
 }

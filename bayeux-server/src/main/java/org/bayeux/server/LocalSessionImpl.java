@@ -16,7 +16,7 @@ import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
-import org.bayeux.server.internal.Attributes;
+import org.bayeux.api.support.Attributes;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.transport.OutgoingMessages;

@@ -16,7 +16,7 @@ import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SubscriptionListener;
-import org.bayeux.server.internal.Attributes;
+import org.bayeux.api.support.Attributes;
 import org.bayeux.server.internal.Callbacks;
 
 /**

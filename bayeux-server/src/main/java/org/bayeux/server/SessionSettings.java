@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Set;
 
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.support.Attributes;
 import org.bayeux.server.config.BayeuxServerConfig;
-import org.bayeux.server.internal.Attributes;
 
 /**
  * The per-session settings and attributes of a {@link ServerSessionImpl}: each falls back to the server's

@@ -18,6 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Unmatched;
 
 /**
  * {@code bin/bayeux load compare}: runs the same load against our load server and against CometD's, alternately
@@ -43,50 +47,26 @@ public final class CompareMain {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        int rounds = 3;
-        String serverJavaOpts = System.getenv().getOrDefault("JAVA_OPTS", "");
-        Path output = Path.of("target", "load-compare");
-        List<String> loadArgs = new ArrayList<>();
-        boolean withFloor = false;
-        boolean withCometD = true;
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            boolean hasValue = i + 1 < args.length;
-            switch (arg) {
-                case "--rounds" -> {
-                    if (!hasValue) {
-                        return usage(err, "--rounds needs a number");
-                    }
-                    try {
-                        rounds = Integer.parseInt(args[++i]);
-                    } catch (NumberFormatException bad) {
-                        return usage(err, "--rounds must be a number, got '" + args[i] + "'");
-                    }
-                }
-                case "--server-java-opts" -> {
-                    if (!hasValue) {
-                        return usage(err, "--server-java-opts needs a value");
-                    }
-                    serverJavaOpts = args[++i];
-                }
-                case "--output" -> {
-                    if (!hasValue) {
-                        return usage(err, "--output needs a directory");
-                    }
-                    output = Path.of(args[++i]);
-                }
-                case "--floor" -> withFloor = true;
-                case "--without-cometd" -> withCometD = false;
-                case "--url" -> {
-                    return usage(err, "--url is set by the comparison: it starts each server itself");
-                }
-                case "--help", "-h" -> {
-                    out.println(USAGE);
-                    return LoadMain.COMPLETE;
-                }
-                default -> loadArgs.add(arg);
-            }
+        CompareOptions options = new CompareOptions();
+        CommandLine command = options.parser();
+        try {
+            command.parseArgs(args);
+        } catch (CommandLine.ParameterException bad) {
+            return usage(err, bad.getMessage());
         }
+        if (command.isUsageHelpRequested()) {
+            command.usage(out);
+            return LoadMain.COMPLETE;
+        }
+        if (options.url != null) {
+            return usage(err, "--url is set by the comparison: it starts each server itself");
+        }
+        int rounds = options.rounds;
+        String serverJavaOpts = options.serverJavaOpts;
+        Path output = options.output;
+        List<String> loadArgs = options.loadArgs;
+        boolean withFloor = options.floor;
+        boolean withCometD = !options.withoutCometD;
         if (rounds < 1 || rounds > 20) {
             return usage(err, "--rounds must be 1..20, got " + rounds);
         }
@@ -252,19 +232,56 @@ public final class CompareMain {
 
     private static int usage(PrintStream err, String problem) {
         err.println("bayeux load compare: " + problem);
-        err.println(USAGE);
+        err.print(new CompareOptions().parser().getUsageMessage());
         return LoadMain.USAGE;
     }
 
-    private static final String USAGE = String.join("\n",
-            "Usage: bin/bayeux load compare [--rounds N] [--floor [--without-cometd]] [--server-java-opts OPTS] "
-                    + "[--output DIR] [load options]",
-            "  Runs the load against our load server and CometD's, alternately, N rounds (default 3), each server",
-            "  a fresh process with OPTS (default: $JAVA_OPTS) on 127.0.0.1, and prints the ratios of the medians.",
-            "  --floor: the floor server (bin/bayeux load-server --floor) first in every round, and each server's",
-            "  medians over the floor's (use a client that is not ours, e.g. --client raw); with --without-cometd,",
-            "  the floor and ours only.",
-            "  Load options: see bin/bayeux load --help (--url and --output are set per run).");
+    /**
+     * The comparison's own options, declared for picocli as {@link LoadOptions} are; every other argument is kept, in
+     * order, for the load runs.
+     */
+    @Command(name = "bin/bayeux load compare", sortOptions = false, usageHelpWidth = 110, separator = " ",
+            customSynopsis = "Usage: bin/bayeux load compare [--rounds N] [--floor [--without-cometd]] "
+                    + "[--server-java-opts OPTS] [--output DIR] [load options]",
+            description = {"Runs the load against our load server and CometD's, alternately, N rounds, each server a "
+                + "fresh process with OPTS on 127.0.0.1, and prints the ratios of the medians.",
+                "Load options: see bin/bayeux load --help (--url and --output are set per run)."})
+    static final class CompareOptions {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print this help and exit.")
+        boolean help;
+
+        @Option(names = "--rounds", paramLabel = "N", description = "Rounds, 1 to 20 (default ${DEFAULT-VALUE}).")
+        int rounds = 3;
+
+        @Option(names = "--floor", description = "The floor server (bin/bayeux load-server --floor) first in every "
+                + "round, and each server's medians over the floor's (use a client that is not ours, e.g. "
+                + "--client raw).")
+        boolean floor;
+
+        @Option(names = "--without-cometd", description = "With --floor: the floor and ours only.")
+        boolean withoutCometD;
+
+        @Option(names = "--server-java-opts", paramLabel = "OPTS",
+                description = "JVM options of each server process (default: $JAVA_OPTS).")
+        String serverJavaOpts = System.getenv().getOrDefault("JAVA_OPTS", "");
+
+        @Option(names = "--output", paramLabel = "DIR",
+                description = "Where each run's result and comparison.json go (default ${DEFAULT-VALUE}).")
+        Path output = Path.of("target", "load-compare");
+
+        /** Refused: the comparison sets each run's URL itself. */
+        @Option(names = "--url", hidden = true)
+        String url;
+
+        @Unmatched
+        List<String> loadArgs = new ArrayList<>();
+
+        /** @return a parser: a later option wins, as for the load itself; other options go to the load runs */
+        CommandLine parser() {
+            return new CommandLine(this).setOverwrittenOptionsAllowed(true)
+                    .setPosixClusteredShortOptionsAllowed(false);
+        }
+    }
 
     /** A load server in a process of its own, started with this JVM's class path and stopped by its PID. */
     static final class ServerProcess implements AutoCloseable {

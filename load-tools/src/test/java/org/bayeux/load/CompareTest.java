@@ -99,6 +99,36 @@ class CompareTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--without-cometd needs --floor");
     }
 
+    /** The comparison's own options are picocli's; every other argument goes, in order, to the load runs. */
+    @Test
+    void ownOptionsAreParsedAndTheRestGoesToTheLoad() {
+        CompareMain.CompareOptions options = new CompareMain.CompareOptions();
+        options.parser().parseArgs("--clients", "10", "--rounds", "2", "--floor", "--rate", "100", "--rounds", "5",
+                "--quiet", "--output", "out", "--client", "raw");
+        assertThat(options.rounds).isEqualTo(5);
+        assertThat(options.floor).isTrue();
+        assertThat(options.withoutCometD).isFalse();
+        assertThat(options.output).isEqualTo(Path.of("out"));
+        assertThat(options.loadArgs).containsExactly("--clients", "10", "--rate", "100", "--quiet", "--client",
+                "raw");
+        CompareMain.CompareOptions defaults = new CompareMain.CompareOptions();
+        defaults.parser().parseArgs();
+        assertThat(defaults.rounds).isEqualTo(3);
+        assertThat(defaults.output).isEqualTo(Path.of("target", "load-compare"));
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(CompareMain.run(new String[] {"--help"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))).isEqualTo(LoadMain.COMPLETE);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("--rounds N", "--floor", "--without-cometd",
+                "--server-java-opts OPTS", "--output DIR");
+        for (String[] bad : new String[][] {{"--rounds", "many"}, {"--rounds", "0"}, {"--url", "http://x"}}) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertThat(CompareMain.run(bad, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8))).isEqualTo(LoadMain.USAGE);
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains(bad[0]);
+        }
+    }
+
     /** One small round of the raw client with the floor server, which must complete. */
     private void runOneRoundWithTheFloor(String... more) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--rounds", "1", "--floor"));

@@ -1,8 +1,6 @@
 package org.bayeux.server.config;
 
 import java.time.Duration;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -15,7 +13,7 @@ import org.bayeux.api.json.JsonCodec;
  * <p>Build one with {@link #builder()}, or from text with {@link #fromMap(Map)}: an unknown key or a bad value fails
  * with an {@link InvalidConfigurationException} that names the key and the value.</p>
  */
-public final class BayeuxServerConfig {
+public final class BayeuxServerConfig extends TypedConfig {
     /** What happens when a message arrives for a session whose queue holds {@code maxQueue} messages. */
     public enum MaxQueuePolicy {
         /** End the session: the client re-handshakes and knows it missed messages. */
@@ -117,7 +115,6 @@ public final class BayeuxServerConfig {
             MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH, MAX_CHANNEL_NAME_LENGTH, MAX_CHANNEL_SEGMENTS,
             MAX_SUBSCRIPTIONS_PER_SESSION, MAX_CHANNELS, MAX_CHANNEL_CREATIONS_PER_SECOND, MAX_MESSAGES_PER_BATCH);
 
-    private final Map<ConfigOption<?>, Object> values;
     // Read for every message delivered: kept out of the map.
     private final int maxQueue;
     private final int maxQueueBytes;
@@ -125,7 +122,7 @@ public final class BayeuxServerConfig {
     private final boolean broadcastToPublisher;
 
     private BayeuxServerConfig(Map<ConfigOption<?>, Object> values) {
-        this.values = Collections.unmodifiableMap(values);
+        super(OPTIONS, values);
         this.maxQueue = get(MAX_QUEUE);
         this.maxQueueBytes = get(MAX_QUEUE_BYTES);
         this.maxQueuePolicy = get(MAX_QUEUE_POLICY);
@@ -151,15 +148,6 @@ public final class BayeuxServerConfig {
      */
     public static BayeuxServerConfig fromMap(Map<String, String> settings) {
         return new BayeuxServerConfig(ConfigOptions.parse(OPTIONS, settings));
-    }
-
-    /**
-     * @param option the option
-     * @param <T> its type
-     * @return its value
-     */
-    public <T> T get(ConfigOption<T> option) {
-        return option.type().cast(values.get(option));
     }
 
     /** @return {@link #TIMEOUT} */
@@ -266,33 +254,12 @@ public final class BayeuxServerConfig {
         return ConfigOptions.markdownTable(OPTIONS);
     }
 
-    @Override
-    public String toString() {
-        StringBuilder text = new StringBuilder("BayeuxServerConfig{");
-        OPTIONS.forEach(option -> text.append(option.key()).append('=').append(values.get(option)).append(", "));
-        text.setLength(text.length() - 2);
-        return text.append('}').toString();
-    }
-
     /**
-     * Collects values; {@link #build()} validates them.
+     * Collects values; each is validated as it is set.
      */
-    public static final class Builder {
-        private final Map<ConfigOption<?>, Object> values = ConfigOptions.defaults(OPTIONS);
-
+    public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
-        }
-
-        /**
-         * @param option the option
-         * @param value its value; validated now
-         * @param <T> its type
-         * @return this builder
-         * @throws InvalidConfigurationException if the value breaks the option's rule
-         */
-        public <T> Builder set(ConfigOption<T> option, T value) {
-            values.put(option, option.validate(value));
-            return this;
+            super(OPTIONS);
         }
 
         /**
@@ -452,7 +419,7 @@ public final class BayeuxServerConfig {
          * @throws InvalidConfigurationException if values contradict each other
          */
         public BayeuxServerConfig build() {
-            return new BayeuxServerConfig(new IdentityHashMap<>(values));
+            return new BayeuxServerConfig(values());
         }
     }
 }

@@ -1,6 +1,5 @@
 package org.bayeux.standalone;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -38,32 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class StandaloneServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneServer.class);
-    private static final String USAGE = String.join("\n",
-            "Usage: bin/bayeux server [--port P] [--host H] [--static DIR | --demo] [--set KEY=VALUE]... [options]",
-            "  --port P                  port to listen on (default 8080; 0 picks a free one)",
-            "  --host H                  address to bind (default 0.0.0.0, every interface)",
-            "  --static DIR              serve the files of DIR at /",
-            "  --demo                    serve the chat demo at / (with its chat service and the ack extension)",
-            "  --extensions E            server extensions to install, comma-separated: ack, timesync, timestamp",
-            "  --set KEY=VALUE           set an engine or transport option (see docs/configuration.md)",
-            "TLS (HTTPS and WSS only; the browser cookie is then marked Secure):",
-            "  --tls-keystore FILE       a PKCS12 or JKS key store with the server's key and certificate chain",
-            "  --tls-password-file FILE  a file whose first line is the key store's (and its key's) password",
-            "  --tls-cert FILE           or PEM: the server's certificate, then its chain",
-            "  --tls-key FILE            with --tls-cert: the unencrypted PKCS#8 PEM private key ('BEGIN PRIVATE KEY')",
-            "Behind a proxy:",
-            "  --forwarded               take scheme, host and client address from Forwarded / X-Forwarded-* headers;",
-            "                            only behind a proxy that sets them, and with the port reachable by it alone",
-            "Connection limits:",
-            "  --max-connections N       the most open TCP connections; more wait in the OS backlog (default 100000;",
-            "                            0 for no limit); keep it below the process's file limit (ulimit -n)",
-            "  --header-timeout D        the time to complete a request's headers, from the connection's opening or",
-            "                            the end of its previous request (default 20s; e.g. 500ms, 20s, 1m)",
-            "  --min-data-rate N         the lowest average request body rate in bytes/s, measured from",
-            "                            --header-timeout after the headers (default 1024; 0 for none)",
-            "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
-            "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
-            "with https when TLS is on, and localhost for HOST when bound to every interface.");
 
     private final Server jetty;
     private final ServerConnector connector;
@@ -247,12 +220,12 @@ public final class StandaloneServer implements AutoCloseable {
             options = Options.parse(args);
         } catch (IllegalArgumentException bad) {
             System.err.println("bayeux: " + bad.getMessage());
-            System.err.println(USAGE);
+            System.err.print(ServerCommandLine.usage());
             System.exit(2);
             return;
         }
         if (options.help) {
-            System.out.println(USAGE);
+            System.out.print(ServerCommandLine.usage());
             return;
         }
         StandaloneServer server = new StandaloneServer(options);
@@ -283,71 +256,39 @@ public final class StandaloneServer implements AutoCloseable {
         TlsKeys tls;
 
         /**
-         * @param args the command line
+         * @param args the command line; {@code --help} lists the options
          * @return the options
          * @throws IllegalArgumentException naming the bad argument
          */
         public static Options parse(String... args) {
+            ServerCommandLine line = ServerCommandLine.parse(args);
             Options options = new Options();
-            Map<String, String> engineSettings = new LinkedHashMap<>();
-            Map<String, String> transportSettings = new LinkedHashMap<>();
-            Map<String, Path> tlsFiles = new LinkedHashMap<>();
-            for (int i = 0; i < args.length; i++) {
-                String arg = args[i];
-                switch (arg) {
-                    case "--help":
-                    case "-h":
-                        options.help = true;
-                        break;
-                    case "--demo":
-                        options.demo = true;
-                        break;
-                    case "--port":
-                        options.port = parsePort(valueOf(args, ++i, arg));
-                        break;
-                    case "--host":
-                        options.host = valueOf(args, ++i, arg);
-                        break;
-                    case "--static":
-                        options.staticDir = Path.of(valueOf(args, ++i, arg));
-                        if (!Files.isDirectory(options.staticDir)) {
-                            throw new IllegalArgumentException("--static " + options.staticDir + ": not a folder");
-                        }
-                        break;
-                    case "--extensions":
-                        for (String name : valueOf(args, ++i, arg).split(",")) {
-                            String trimmed = name.trim();
-                            if (!trimmed.isEmpty()) {
-                                newExtension(trimmed);
-                                options.extensions.add(trimmed);
-                            }
-                        }
-                        break;
-                    case "--set":
-                        addSetting(valueOf(args, ++i, arg), engineSettings, transportSettings);
-                        break;
-                    case "--tls-keystore":
-                    case "--tls-password-file":
-                    case "--tls-cert":
-                    case "--tls-key":
-                        tlsFiles.put(arg, Path.of(valueOf(args, ++i, arg)));
-                        break;
-                    case "--forwarded":
-                        options.forwarded = true;
-                        break;
-                    case "--max-connections":
-                        options.maxConnections = (int) parseCount(arg, valueOf(args, ++i, arg), Integer.MAX_VALUE);
-                        break;
-                    case "--header-timeout":
-                        options.headerTimeout = parsePositiveDuration(arg, valueOf(args, ++i, arg));
-                        break;
-                    case "--min-data-rate":
-                        options.minDataRate = parseCount(arg, valueOf(args, ++i, arg), Long.MAX_VALUE);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown argument '" + arg + "'");
+            options.help = line.help;
+            options.port = line.port;
+            options.host = line.host;
+            options.staticDir = line.staticDir;
+            options.demo = line.demo;
+            for (String name : line.extensions) {
+                String trimmed = name.trim();
+                if (!trimmed.isEmpty()) {
+                    newExtension(trimmed);
+                    options.extensions.add(trimmed);
                 }
             }
+            Map<String, String> engineSettings = new LinkedHashMap<>();
+            Map<String, String> transportSettings = new LinkedHashMap<>();
+            for (String setting : line.settings) {
+                addSetting(setting, engineSettings, transportSettings);
+            }
+            Map<String, Path> tlsFiles = new LinkedHashMap<>();
+            putIfGiven(tlsFiles, "--tls-keystore", line.tlsKeyStore);
+            putIfGiven(tlsFiles, "--tls-password-file", line.tlsPasswordFile);
+            putIfGiven(tlsFiles, "--tls-cert", line.tlsCertificate);
+            putIfGiven(tlsFiles, "--tls-key", line.tlsKey);
+            options.forwarded = line.forwarded;
+            options.maxConnections = line.maxConnections;
+            options.headerTimeout = line.headerTimeout;
+            options.minDataRate = line.minDataRate;
             options.tls = tlsKeys(tlsFiles);
             try {
                 options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
@@ -356,6 +297,12 @@ public final class StandaloneServer implements AutoCloseable {
                 throw new IllegalArgumentException(bad.getMessage(), bad);
             }
             return options;
+        }
+
+        private static void putIfGiven(Map<String, Path> files, String option, Path file) {
+            if (file != null) {
+                files.put(option, file);
+            }
         }
 
         /**
@@ -374,13 +321,6 @@ public final class StandaloneServer implements AutoCloseable {
         public Options host(String host) {
             this.host = host;
             return this;
-        }
-
-        private static String valueOf(String[] args, int index, String option) {
-            if (index >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[index];
         }
 
         /** A key store with its password file, or a PEM certificate with its key: one or the other, whole. */
@@ -414,43 +354,6 @@ public final class StandaloneServer implements AutoCloseable {
                         + "(the PEM key must be unencrypted)");
             }
             return TlsKeys.fromPem(certificate, key);
-        }
-
-        private static long parseCount(String option, String text, long max) {
-            try {
-                long value = Long.parseLong(text.trim());
-                if (value >= 0 && value <= max) {
-                    return value;
-                }
-            } catch (NumberFormatException notANumber) {
-                // reported below
-            }
-            throw new IllegalArgumentException(option + " " + text + ": not a whole number from 0 to " + max);
-        }
-
-        private static Duration parsePositiveDuration(String option, String text) {
-            Duration duration;
-            try {
-                duration = ConfigOption.parseDuration(text);
-            } catch (RuntimeException bad) {
-                throw new IllegalArgumentException(option + " " + text + ": not a duration (e.g. 500ms, 20s, 1m)", bad);
-            }
-            if (duration.compareTo(Duration.ofMillis(100)) < 0) {
-                throw new IllegalArgumentException(option + " " + text + ": must be at least 100ms");
-            }
-            return duration;
-        }
-
-        private static int parsePort(String text) {
-            try {
-                int port = Integer.parseInt(text);
-                if (port >= 0 && port <= 65535) {
-                    return port;
-                }
-            } catch (NumberFormatException notANumber) {
-                // reported below
-            }
-            throw new IllegalArgumentException("--port " + text + ": not a port number (0 to 65535)");
         }
 
         private static void addSetting(String setting, Map<String, String> engine, Map<String, String> transport) {

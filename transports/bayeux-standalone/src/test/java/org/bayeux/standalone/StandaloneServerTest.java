@@ -69,4 +69,37 @@ class StandaloneServerTest {
                 .hasMessageContaining("not a folder");
         assertThatThrownBy(() -> StandaloneServer.Options.parse("--frobnicate")).hasMessageContaining("--frobnicate");
     }
+
+    /** The command line as bin/bayeux uses it: a later option wins, --set adds up, help. */
+    @Test
+    void commandLineKeepsItsNamesAndDefaults() {
+        StandaloneServer.Options defaults = StandaloneServer.Options.parse();
+        assertThat(defaults.port).isEqualTo(8080);
+        assertThat(defaults.host).isEqualTo("0.0.0.0");
+        assertThat(defaults.maxConnections).isEqualTo(100_000);
+        assertThat(defaults.headerTimeout).isEqualTo(Duration.ofSeconds(20));
+        assertThat(defaults.minDataRate).isEqualTo(1024);
+        assertThat(defaults.help).isFalse();
+
+        StandaloneServer.Options options = StandaloneServer.Options.parse("--port", "8080", "--demo", "--port", "9000",
+                "--set", "timeout=5s", "--set", "wsIdleTimeout=2m", "--extensions", "timesync,timestamp",
+                "--header-timeout", "1s");
+        assertThat(options.port).isEqualTo(9000);
+        assertThat(options.demo).isTrue();
+        assertThat(options.engineConfig.timeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(options.transportConfig.get(org.bayeux.transport.http.TransportConfig.WS_IDLE_TIMEOUT))
+                .isEqualTo(Duration.ofMinutes(2));
+        assertThat(options.extensions).containsExactly("timesync", "timestamp");
+        assertThat(options.headerTimeout).isEqualTo(Duration.ofSeconds(1));
+
+        assertThat(StandaloneServer.Options.parse("--help").help).isTrue();
+        assertThat(StandaloneServer.Options.parse("-h").help).isTrue();
+        assertThat(ServerCommandLine.usage()).contains("--port P", "--set KEY=VALUE", "--tls-keystore FILE",
+                "--max-connections N", "--header-timeout D", "--min-data-rate N", "--forwarded");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "wsIdleTimeout=10ms"))
+                .hasMessageContaining("wsIdleTimeout=10ms");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--extensions", "ack,nope"))
+                .hasMessageContaining("--extensions nope");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--port")).hasMessageContaining("--port");
+    }
 }

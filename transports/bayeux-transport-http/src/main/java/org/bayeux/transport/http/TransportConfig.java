@@ -1,20 +1,20 @@
 package org.bayeux.transport.http;
 
 import java.time.Duration;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.ConfigOptions;
 import org.bayeux.server.config.InvalidConfigurationException;
+import org.bayeux.server.config.TypedConfig;
 
 /**
  * The transports' configuration: immutable, typed, validated when built, documented from {@link #OPTIONS} in
- * {@code docs/configuration.md} next to the engine's keys.
+ * {@code docs/configuration.md} next to the engine's keys; declared the same way as the engine's (see
+ * {@link TypedConfig}).
  */
-public final class TransportConfig {
+public final class TransportConfig extends TypedConfig {
     /** Origins allowed to make cross-origin requests and WebSocket upgrades. */
     public static final ConfigOption<List<String>> ALLOWED_ORIGINS = ConfigOption.list("allowedOrigins", List.of(),
             "Origins (scheme://host[:port]) allowed cross-origin HTTP requests and WebSocket upgrades, with credentials "
@@ -104,10 +104,8 @@ public final class TransportConfig {
             DUPLICATE_CONNECT_STATUS, HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT,
             WS_HANDSHAKE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME, WS_WRITE_STALL_TIMEOUT);
 
-    private final Map<ConfigOption<?>, Object> values;
-
     private TransportConfig(Map<ConfigOption<?>, Object> values) {
-        this.values = Collections.unmodifiableMap(values);
+        super(OPTIONS, values);
     }
 
     /** @return the defaults */
@@ -134,40 +132,17 @@ public final class TransportConfig {
         return ConfigOptions.markdownTable(OPTIONS);
     }
 
-    /**
-     * @param option the option
-     * @param <T> its type
-     * @return its value
-     */
-    public <T> T get(ConfigOption<T> option) {
-        return option.type().cast(values.get(option));
-    }
-
     /** @return {@link #ALLOWED_ORIGINS} */
-    @SuppressWarnings("unchecked")
     public List<String> allowedOrigins() {
-        return (List<String>) values.get(ALLOWED_ORIGINS);
+        return get(ALLOWED_ORIGINS);
     }
 
     /**
      * Collects values; each is validated as it is set.
      */
-    public static final class Builder {
-        private final Map<ConfigOption<?>, Object> values = ConfigOptions.defaults(OPTIONS);
-
+    public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
-        }
-
-        /**
-         * @param option the option
-         * @param value its value
-         * @param <T> its type
-         * @return this builder
-         * @throws InvalidConfigurationException if the value breaks the option's rule
-         */
-        public <T> Builder set(ConfigOption<T> option, T value) {
-            values.put(option, option.validate(value));
-            return this;
+            super(OPTIONS);
         }
 
         /**
@@ -180,7 +155,7 @@ public final class TransportConfig {
 
         /** @return the configuration */
         public TransportConfig build() {
-            return new TransportConfig(new IdentityHashMap<>(values));
+            return new TransportConfig(values());
         }
     }
 }

@@ -82,6 +82,20 @@ class TransportConfigTest {
         assertThat(limits.admit("cookie", "10.0.0.1").isRefused()).as("released once, place free again").isFalse();
     }
 
+    /** The transports' table of options has the engine's shape: same base, same builder, same text form. */
+    @Test
+    void declaredTheSameWayAsTheEngineConfiguration() {
+        TransportConfig config = TransportConfig.builder().set(TransportConfig.WS_MAX_FRAME, 4096)
+                .set(TransportConfig.WEBSOCKET, false).build();
+        assertThat(config).isInstanceOf(org.bayeux.server.config.TypedConfig.class);
+        assertThat(org.bayeux.server.config.BayeuxServerConfig.defaults())
+                .isInstanceOf(org.bayeux.server.config.TypedConfig.class);
+        assertThat(config.toString()).startsWith("TransportConfig{allowedOrigins=[], ")
+                .contains("wsMaxOutgoingFrameBytes=4096", "websocket=false");
+        assertThat(TransportConfig.fromMap(Map.of("wsMaxOutgoingFrameBytes", "4096")).get(TransportConfig.WS_MAX_FRAME))
+                .isEqualTo(4096);
+    }
+
     @Test
     void documentationTableMatchesTheCode() throws Exception {
         String doc = Files.readString(DOC);

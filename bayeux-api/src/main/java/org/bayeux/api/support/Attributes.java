@@ -1,14 +1,20 @@
-package org.bayeux.server.internal;
+package org.bayeux.api.support;
 
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Named values attached to a session or a channel; the map is allocated on first use, so idle sessions stay small.
+ * Named values attached to a session or a channel: the one holder behind every {@code getAttribute},
+ * {@code setAttribute}, {@code removeAttribute} and {@code getAttributeNames} of the server's sessions and channels and
+ * of the Java client. The map is allocated on first use, so idle sessions stay small. Safe for concurrent use.
  */
 public final class Attributes {
     private volatile Map<String, Object> values;
+
+    /** Creates an empty holder; its map is allocated when the first value is set. */
+    public Attributes() {
+    }
 
     private Map<String, Object> values(boolean create) {
         Map<String, Object> map = values;
