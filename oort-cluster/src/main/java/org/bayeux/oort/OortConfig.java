@@ -28,6 +28,8 @@ import org.bayeux.api.ChannelId;
  *   <tr><td>{@code oort.maxMessageBytes}</td><td>int</td><td>1 MiB</td><td>The largest message a link carries.</td></tr>
  *   <tr><td>{@code oort.maxQueue}</td><td>int</td><td>10,000</td><td>The most messages a link holds unanswered; more
  *       are dropped (and counted as gaps by the peer).</td></tr>
+ *   <tr><td>{@code oort.maxQueueBytes}</td><td>long</td><td>32 MiB</td><td>The most bytes of messages a link holds
+ *       unanswered; more are dropped (and counted as gaps by the peer).</td></tr>
  * </table>
  */
 public final class OortConfig {
@@ -42,6 +44,7 @@ public final class OortConfig {
     private final Duration peerTimeout;
     private final int maxMessageBytes;
     private final int maxQueue;
+    private final long maxQueueBytes;
 
     private OortConfig(Builder builder) {
         this.url = checkUrl("oort.url", builder.url);
@@ -83,6 +86,11 @@ public final class OortConfig {
             throw invalid("oort.maxQueue", builder.maxQueue, "at least 1");
         }
         this.maxQueue = builder.maxQueue;
+        if (builder.maxQueueBytes < maxMessageBytes) {
+            throw invalid("oort.maxQueueBytes", builder.maxQueueBytes, "at least oort.maxMessageBytes ("
+                    + maxMessageBytes + ")");
+        }
+        this.maxQueueBytes = builder.maxQueueBytes;
     }
 
     private static String checkUrl(String key, String value) {
@@ -159,11 +167,16 @@ public final class OortConfig {
         return maxQueue;
     }
 
+    /** @return the most bytes of messages a link holds unanswered */
+    public long maxQueueBytes() {
+        return maxQueueBytes;
+    }
+
     @Override
     public String toString() {
         return "OortConfig[url=" + url + ", seeds=" + seeds + ", channels=" + channels + ", heartbeatInterval="
                 + heartbeatInterval + ", peerTimeout=" + peerTimeout + ", maxMessageBytes=" + maxMessageBytes
-                + ", maxQueue=" + maxQueue + "]";
+                + ", maxQueue=" + maxQueue + ", maxQueueBytes=" + maxQueueBytes + "]";
     }
 
     /** Builds an {@link OortConfig}; every rule is checked by {@link #build()}. */
@@ -176,6 +189,7 @@ public final class OortConfig {
         private Duration peerTimeout = Duration.ofSeconds(10);
         private int maxMessageBytes = 1024 * 1024;
         private int maxQueue = 10_000;
+        private long maxQueueBytes = 32L * 1024 * 1024;
 
         Builder(String url) {
             this.url = url;
@@ -231,6 +245,12 @@ public final class OortConfig {
         /** @param count the most messages a link holds unanswered @return this builder */
         public Builder maxQueue(int count) {
             this.maxQueue = count;
+            return this;
+        }
+
+        /** @param bytes the most bytes of messages a link holds unanswered @return this builder */
+        public Builder maxQueueBytes(long bytes) {
+            this.maxQueueBytes = bytes;
             return this;
         }
 

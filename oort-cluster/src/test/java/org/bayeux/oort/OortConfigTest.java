@@ -57,6 +57,8 @@ class OortConfigTest {
                 .hasMessageContaining("oort.maxMessageBytes=10");
         assertThatThrownBy(() -> OortConfig.builder("http://a/b").secret(SECRET).maxQueue(0).build())
                 .hasMessageContaining("oort.maxQueue=0");
+        assertThatThrownBy(() -> OortConfig.builder("http://a/b").secret(SECRET).maxQueueBytes(100).build())
+                .hasMessageContaining("oort.maxQueueBytes=100");
     }
 
     @Test

@@ -1,0 +1,86 @@
+package org.bayeux.oort;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.bayeux.api.Message;
+import org.bayeux.api.server.LocalSession;
+import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.cluster.ClusterListener;
+import org.bayeux.server.cluster.ClusterMember;
+import org.bayeux.transport.http.TransportConfig;
+import org.bayeux.transport.jetty.BayeuxEndpoint;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/** One real node on loopback: Jetty on a port of its own, our endpoint at /bayeux, an engine and Oort. */
+final class OortTestNode implements AutoCloseable {
+    static final String SECRET = "0123456789abcdef0123456789abcdef-test-secret";
+
+    final Server jetty = new Server();
+    final BayeuxEngine engine = BayeuxEngine.create();
+    final String url;
+    final List<ClusterMember> joined = new CopyOnWriteArrayList<>();
+    final List<ClusterMember> left = new CopyOnWriteArrayList<>();
+    Oort oort;
+
+    /** Binds the port (so that the URL is known), but starts nothing. */
+    OortTestNode() throws Exception {
+        ServerConnector connector = new ServerConnector(jetty);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        jetty.addConnector(connector);
+        connector.open();
+        url = "http://127.0.0.1:" + connector.getLocalPort() + "/bayeux";
+        BayeuxEndpoint.mount(jetty, "/bayeux", engine, TransportConfig.defaults());
+        engine.addClusterListener(new ClusterListener() {
+            @Override
+            public void joined(ClusterMember member) {
+                joined.add(member);
+            }
+
+            @Override
+            public void left(ClusterMember member) {
+                left.add(member);
+            }
+        });
+    }
+
+    /** Builds Oort with this node's URL and the test secret, then whatever {@code more} sets, and starts. */
+    OortTestNode start(Consumer<Oort.Builder> more) throws Exception {
+        Oort.Builder builder = Oort.builder(engine).url(url).secret(SECRET);
+        more.accept(builder);
+        oort = builder.build();
+        jetty.start();
+        return this;
+    }
+
+    LocalSession connected(String name) throws Exception {
+        LocalSession session = engine.newLocalSession(name);
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        session.handshake(null, (channel, message) -> reply.complete(message));
+        if (!reply.get(5, TimeUnit.SECONDS).isSuccessful()) {
+            throw new IllegalStateException("local handshake failed");
+        }
+        return session;
+    }
+
+    List<Object> subscribe(String channel) throws Exception {
+        List<Object> received = new CopyOnWriteArrayList<>();
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        connected("subscriber").getChannel(channel).subscribe((c, message) -> received.add(message.getData()),
+                (c, message) -> reply.complete(message));
+        if (!reply.get(5, TimeUnit.SECONDS).isSuccessful()) {
+            throw new IllegalStateException("local subscribe failed");
+        }
+        return received;
+    }
+
+    @Override
+    public void close() throws Exception {
+        jetty.stop();
+    }
+}
