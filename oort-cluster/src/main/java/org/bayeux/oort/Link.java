@@ -24,6 +24,8 @@ final class Link {
     private final long maxQueueBytes;
     /** Bytes sent and not yet answered: the client bounds the count, this bounds the bytes. */
     private final AtomicLong pendingBytes = new AtomicLong();
+    /** When the peer last answered anything on this link, or the link last connected (System.nanoTime). */
+    private volatile long lastAnsweredNanos = System.nanoTime();
 
     /**
      * @param target the peer's URL
@@ -48,7 +50,12 @@ final class Link {
                 })
                 .build();
         this.client = new BayeuxClient(clientConfig, resources);
-        client.addStateListener((c, state) -> onState.accept(this, state));
+        client.addStateListener((c, state) -> {
+            if (state == BayeuxClient.State.CONNECTED) {
+                lastAnsweredNanos = System.nanoTime();
+            }
+            onState.accept(this, state);
+        });
     }
 
     /** Starts the handshake; the client keeps (re)connecting by itself. */
@@ -59,6 +66,11 @@ final class Link {
     /** @return the peer's URL */
     String target() {
         return target;
+    }
+
+    /** @return when the peer last answered on this link, or the link last connected (System.nanoTime) */
+    long lastAnsweredNanos() {
+        return lastAnsweredNanos;
     }
 
     /** @return whether the link's session is connected now */
@@ -82,7 +94,11 @@ final class Link {
         }
         client.getChannel(channel).publish(data, (c, reply) -> {
             pendingBytes.addAndGet(-bytes);
-            onReply.accept(isSuccessful(reply));
+            boolean taken = isSuccessful(reply);
+            if (taken) {
+                lastAnsweredNanos = System.nanoTime();
+            }
+            onReply.accept(taken);
         });
         return true;
     }

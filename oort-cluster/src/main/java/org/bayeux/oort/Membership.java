@@ -1,9 +1,12 @@
 package org.bayeux.oort;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.client.BayeuxClient;
@@ -15,14 +18,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Who this node's peers are, one entry per URL: this node's link to the URL and the session that the node at the URL
  * opened here with a good proof (which names its incarnation). A peer has joined when both are up; it has left when
- * its session here ends, or a new incarnation at its URL proves itself (a restart: {@code left} of the old one, then
- * {@code joined} of the new one). Membership changes are rare: one lock, never held while waiting on the network.
+ * its session here ends, when it is silent for the peer timeout in either direction, or when a new incarnation at its
+ * URL proves itself (a restart: {@code left} of the old one, then {@code joined} of the new one). Membership changes are rare: one lock, never held while waiting on the network.
  */
 final class Membership {
     private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
 
     private final Oort oort;
     private final Map<String, Peer> peersByUrl = new HashMap<>();
+    /** When each incarnation was last heard on its link here (System.nanoTime): read and written without the lock. */
+    private final Map<String, Long> heardNanos = new ConcurrentHashMap<>();
     private volatile List<Link> joinedLinks = List.of();
     private boolean stopped;
 
@@ -34,6 +39,8 @@ final class Membership {
         String inboundId;
         ServerSession inbound;
         ClusterMember member;
+        /** Links torn down in a row because the peer went silent: the back-off before dialling again. */
+        int silentTeardowns;
 
         Peer(String url) {
             this.url = url;
@@ -118,8 +125,10 @@ final class Membership {
             // A new incarnation at the same URL: the old one has left, whatever its session says.
             leave(peer, "restarted as " + proven.id());
         }
+        LOG.debug("Oort node {} at {} has a session here", proven.id(), proven.url());
         peer.inboundId = proven.id();
         peer.inbound = session;
+        heard(proven.id());
         session.addRemovedListener((removed, message, expired) -> inboundRemoved(proven, removed, expired));
         update(peer);
         return peer.link == null;
@@ -135,8 +144,71 @@ final class Membership {
         peer.inboundId = null;
     }
 
+    /** @param id an incarnation that sent something on its link here */
+    void heard(String id) {
+        heardNanos.put(id, System.nanoTime());
+    }
+
+    /** @return the links that are connected now, for heartbeats */
+    synchronized List<Link> connectedLinks() {
+        List<Link> links = new ArrayList<>();
+        for (Peer peer : peersByUrl.values()) {
+            if (peer.link != null && peer.linkConnected) {
+                links.add(peer.link);
+            }
+        }
+        return links;
+    }
+
+    /**
+     * Finds the joined peers silent for longer than the timeout in either direction (nothing heard on their link
+     * here, or nothing answered on ours): each has left, both its links are torn down, and its URL is dialled again
+     * after a back-off.
+     *
+     * @param timeout the peer timeout
+     * @param backoffBase the first back-off, doubled with each teardown in a row
+     * @param redial schedules a dial of a URL after a delay
+     * @return what to close, outside the lock
+     */
+    synchronized List<Runnable> expireSilent(Duration timeout, Duration backoffBase,
+            BiConsumer<String, Duration> redial) {
+        long now = System.nanoTime();
+        long limit = timeout.toNanos();
+        List<Runnable> closes = new ArrayList<>();
+        for (Peer peer : peersByUrl.values()) {
+            if (stopped || peer.member == null) {
+                continue;
+            }
+            Long heard = heardNanos.get(peer.member.id());
+            boolean inboundSilent = heard == null || now - heard > limit;
+            boolean linkSilent = peer.link == null || now - peer.link.lastAnsweredNanos() > limit;
+            if (!inboundSilent && !linkSilent) {
+                continue;
+            }
+            leave(peer, (inboundSilent ? "nothing heard from it" : "nothing answered on our link") + " for "
+                    + timeout.toMillis() + " ms");
+            Link link = peer.link;
+            ServerSession inbound = peer.inbound;
+            peer.link = null;
+            peer.linkConnected = false;
+            peer.inbound = null;
+            peer.inboundId = null;
+            if (link != null) {
+                closes.add(link::close);
+            }
+            if (inbound != null) {
+                closes.add(inbound::disconnect);
+            }
+            int shift = Math.min(peer.silentTeardowns++, 5);
+            Duration backoff = backoffBase.multipliedBy(1L << shift);
+            redial.accept(peer.url, backoff.compareTo(timeout) > 0 ? timeout : backoff);
+        }
+        return closes;
+    }
+
     private void update(Peer peer) {
         if (!stopped && peer.member == null && peer.inboundId != null && peer.linkConnected) {
+            peer.silentTeardowns = 0;
             peer.member = new ClusterMember(peer.inboundId, peer.url);
             oort.stats().joins.increment();
             LOG.info("Oort node {} at {} joined", peer.member.id(), peer.url);
@@ -156,6 +228,7 @@ final class Membership {
         peer.member = null;
         oort.stats().leaves.increment();
         oort.sequences().forget(member.id());
+        heardNanos.remove(member.id());
         LOG.info("Oort node {} at {} left: {}", member.id(), peer.url, why);
         ClusterNode node = oort.node();
         if (node != null) {

@@ -54,6 +54,8 @@ import org.slf4j.LoggerFactory;
 public final class Oort implements Cluster {
     /** The channel on which a node's messages reach a peer. */
     static final String FORWARD_CHANNEL = "/service/oort/forward";
+    /** The channel on which a node tells a peer, every heartbeat interval, that it is alive. */
+    static final String HEARTBEAT_CHANNEL = "/service/oort/heartbeat";
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
     /** How far a join's time may be from this node's clock. */
     private static final Duration JOIN_WINDOW = Duration.ofSeconds(30);
@@ -70,6 +72,8 @@ public final class Oort implements Cluster {
     private final Object sendLock = new Object();
     private final ServerForwardListener forwardListener = new ServerForwardListener();
     private final PeerSessions peerSessions = new PeerSessions();
+    private final org.bayeux.api.server.ChannelMessageListener heartbeatListener = this::heartbeat;
+    private volatile boolean running;
     private long sequence;
     private volatile ClusterNode node;
     private ClientResources resources;
@@ -124,6 +128,9 @@ public final class Oort implements Cluster {
         server.setSecurityPolicy(new OortGate.Policy(server.getSecurityPolicy()));
         server.addSessionListener(peerSessions);
         server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
+        server.createChannelIfAbsent(HEARTBEAT_CHANNEL).addMessageListener(heartbeatListener);
+        running = true;
+        engine.schedule(this::tick, config.heartbeatInterval());
         LOG.info("Oort node {} at {} starting; seeds {}, observing {}", id, config.url(), config.seeds(),
                 config.channels());
         for (String seed : config.seeds()) {
@@ -135,6 +142,7 @@ public final class Oort implements Cluster {
 
     @Override
     public void stop() {
+        running = false;
         List<Link> links = membership.stop();
         List<CompletableFuture<?>> disconnects = new ArrayList<>();
         for (Link link : links) {
@@ -154,6 +162,10 @@ public final class Oort implements Cluster {
         ServerChannel forward = server.getChannel(FORWARD_CHANNEL);
         if (forward != null) {
             forward.removeMessageListener(forwardListener);
+        }
+        ServerChannel heartbeat = server.getChannel(HEARTBEAT_CHANNEL);
+        if (heartbeat != null) {
+            heartbeat.removeMessageListener(heartbeatListener);
         }
         if (server.getSecurityPolicy() instanceof OortGate.Policy policy) {
             server.setSecurityPolicy(policy.application());
@@ -195,6 +207,40 @@ public final class Oort implements Cluster {
             }
         }
         return CompletableFuture.completedFuture(Boolean.TRUE);
+    }
+
+    /**
+     * Every heartbeat interval, on the engine's timer: a heartbeat on every connected link, then the peers silent
+     * for the peer timeout in either direction leave and their links are torn down (closed outside the lock).
+     */
+    private void tick() {
+        if (!running) {
+            return;
+        }
+        try {
+            Map<String, Object> beat = Map.of("id", id);
+            for (Link link : membership.connectedLinks()) {
+                link.send(HEARTBEAT_CHANNEL, beat, 0, answered -> { });
+            }
+            List<Runnable> closes = membership.expireSilent(config.peerTimeout(), config.heartbeatInterval(),
+                    (url, delay) -> engine.schedule(() -> membership.dial(url), delay));
+            closes.forEach(Runnable::run);
+        } catch (RuntimeException e) {
+            LOG.warn("Oort heartbeat failed", e);
+        } finally {
+            if (running) {
+                engine.schedule(this::tick, config.heartbeatInterval());
+            }
+        }
+    }
+
+    /** A peer's heartbeat: it is alive; stopped here (the link reads the answer as taken). */
+    private boolean heartbeat(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
+        JoinProof.Peer peer = OortGate.peerOf(sender);
+        if (peer != null) {
+            membership.heard(peer.id());
+        }
+        return false;
     }
 
     boolean isObserved(String channel) {
@@ -245,6 +291,7 @@ public final class Oort implements Cluster {
                         peer.id());
                 return false;
             }
+            membership.heard(origin);
             if (!isObserved(forwardedChannel)) {
                 stats.notObserved.increment();
                 return false;

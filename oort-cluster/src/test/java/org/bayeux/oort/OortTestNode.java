@@ -22,6 +22,7 @@ final class OortTestNode implements AutoCloseable {
 
     final Server jetty = new Server();
     final BayeuxEngine engine = BayeuxEngine.create();
+    final int port;
     final String url;
     final List<ClusterMember> joined = new CopyOnWriteArrayList<>();
     final List<ClusterMember> left = new CopyOnWriteArrayList<>();
@@ -34,7 +35,8 @@ final class OortTestNode implements AutoCloseable {
         connector.setPort(0);
         jetty.addConnector(connector);
         connector.open();
-        url = "http://127.0.0.1:" + connector.getLocalPort() + "/bayeux";
+        port = connector.getLocalPort();
+        url = "http://127.0.0.1:" + port + "/bayeux";
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, TransportConfig.defaults());
         engine.addClusterListener(new ClusterListener() {
             @Override
