@@ -25,7 +25,9 @@ import org.bayeux.api.ChannelId;
  *   <tr><td>{@code oort.heartbeatInterval}</td><td>Duration</td><td>2 s</td><td>How often a link says it is
  *       alive.</td></tr>
  *   <tr><td>{@code oort.peerTimeout}</td><td>Duration</td><td>10 s</td><td>A peer silent this long has left.</td></tr>
- *   <tr><td>{@code oort.maxMessageBytes}</td><td>int</td><td>1 MiB</td><td>The largest message a link carries.</td></tr>
+ *   <tr><td>{@code oort.maxMessageBytes}</td><td>int</td><td>512 KiB</td><td>The largest message (its JSON) a link
+ *       carries. A forwarded message travels as a JSON string inside a publish, and escaping can double it: keep this
+ *       at most half the peers' endpoint {@code maxMessageSizeBytes} (1 MiB by default).</td></tr>
  *   <tr><td>{@code oort.maxQueue}</td><td>int</td><td>10,000</td><td>The most messages a link holds unanswered; more
  *       are dropped (and counted as gaps by the peer).</td></tr>
  *   <tr><td>{@code oort.maxQueueBytes}</td><td>long</td><td>32 MiB</td><td>The most bytes of messages a link holds
@@ -187,7 +189,7 @@ public final class OortConfig {
         private byte[] secret;
         private Duration heartbeatInterval = Duration.ofSeconds(2);
         private Duration peerTimeout = Duration.ofSeconds(10);
-        private int maxMessageBytes = 1024 * 1024;
+        private int maxMessageBytes = 512 * 1024;
         private int maxQueue = 10_000;
         private long maxQueueBytes = 32L * 1024 * 1024;
 

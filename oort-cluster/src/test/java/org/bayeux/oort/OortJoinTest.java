@@ -96,6 +96,7 @@ class OortJoinTest {
 
         assertThat(accepted.isSuccessful()).isTrue();
         assertThat(refused.isSuccessful()).isFalse();
+        assertThat(refused.getError()).isEqualTo("404::message_deleted");
         assertThat(b.oort.stats().refusedJoins()).isPositive();
     }
 
