@@ -329,61 +329,91 @@ public final class Oort implements Cluster {
             this.engine = engine;
         }
 
-        /** @param url this node's advertised URL ({@code oort.url}) @return this builder */
+        /**
+         * @param url this node's advertised URL ({@code oort.url})
+         * @return this builder
+         */
         public Builder url(String url) {
             config.url(url);
             return this;
         }
 
-        /** @param seeds the URLs dialled at start ({@code oort.seeds}) @return this builder */
+        /**
+         * @param seeds the URLs dialled at start ({@code oort.seeds})
+         * @return this builder
+         */
         public Builder seeds(List<String> seeds) {
             config.seeds(seeds);
             return this;
         }
 
-        /** @param globs the observed channels ({@code oort.channels}) @return this builder */
+        /**
+         * @param globs the observed channels ({@code oort.channels})
+         * @return this builder
+         */
         public Builder channels(List<String> globs) {
             config.channels(globs);
             return this;
         }
 
-        /** @param secret the shared secret, at least 32 bytes ({@code oort.secret}) @return this builder */
+        /**
+         * @param secret the shared secret, at least 32 bytes ({@code oort.secret})
+         * @return this builder
+         */
         public Builder secret(byte[] secret) {
             config.secret(secret);
             return this;
         }
 
-        /** @param secret the shared secret, at least 32 bytes of UTF-8 ({@code oort.secret}) @return this builder */
+        /**
+         * @param secret the shared secret, at least 32 bytes of UTF-8 ({@code oort.secret})
+         * @return this builder
+         */
         public Builder secret(String secret) {
             config.secret(secret);
             return this;
         }
 
-        /** @param interval {@code oort.heartbeatInterval} @return this builder */
+        /**
+         * @param interval {@code oort.heartbeatInterval}
+         * @return this builder
+         */
         public Builder heartbeatInterval(Duration interval) {
             config.heartbeatInterval(interval);
             return this;
         }
 
-        /** @param timeout {@code oort.peerTimeout} @return this builder */
+        /**
+         * @param timeout {@code oort.peerTimeout}
+         * @return this builder
+         */
         public Builder peerTimeout(Duration timeout) {
             config.peerTimeout(timeout);
             return this;
         }
 
-        /** @param bytes {@code oort.maxMessageBytes} @return this builder */
+        /**
+         * @param bytes {@code oort.maxMessageBytes}
+         * @return this builder
+         */
         public Builder maxMessageBytes(int bytes) {
             config.maxMessageBytes(bytes);
             return this;
         }
 
-        /** @param count {@code oort.maxQueue} @return this builder */
+        /**
+         * @param count {@code oort.maxQueue}
+         * @return this builder
+         */
         public Builder maxQueue(int count) {
             config.maxQueue(count);
             return this;
         }
 
-        /** @param bytes {@code oort.maxQueueBytes} @return this builder */
+        /**
+         * @param bytes {@code oort.maxQueueBytes}
+         * @return this builder
+         */
         public Builder maxQueueBytes(long bytes) {
             config.maxQueueBytes(bytes);
             return this;

@@ -125,7 +125,10 @@ public final class OortConfig {
                 + ")");
     }
 
-    /** @param url this node's advertised URL ({@code oort.url}) @return a builder */
+    /**
+     * @param url this node's advertised URL ({@code oort.url})
+     * @return a builder
+     */
     public static Builder builder(String url) {
         return new Builder(url);
     }
@@ -197,60 +200,90 @@ public final class OortConfig {
             this.url = url;
         }
 
-        /** @param url this node's advertised URL @return this builder */
+        /**
+         * @param url this node's advertised URL
+         * @return this builder
+         */
         public Builder url(String url) {
             this.url = url;
             return this;
         }
 
-        /** @param seeds the URLs dialled at start @return this builder */
+        /**
+         * @param seeds the URLs dialled at start
+         * @return this builder
+         */
         public Builder seeds(List<String> seeds) {
             this.seeds = new ArrayList<>(seeds);
             return this;
         }
 
-        /** @param globs the observed channel globs @return this builder */
+        /**
+         * @param globs the observed channel globs
+         * @return this builder
+         */
         public Builder channels(List<String> globs) {
             this.channels = new ArrayList<>(globs);
             return this;
         }
 
-        /** @param secret the shared secret, at least 32 bytes @return this builder */
+        /**
+         * @param secret the shared secret, at least 32 bytes
+         * @return this builder
+         */
         public Builder secret(byte[] secret) {
             this.secret = secret == null ? null : secret.clone();
             return this;
         }
 
-        /** @param secret the shared secret, at least 32 bytes of UTF-8 @return this builder */
+        /**
+         * @param secret the shared secret, at least 32 bytes of UTF-8
+         * @return this builder
+         */
         public Builder secret(String secret) {
             return secret(secret == null ? null : secret.getBytes(StandardCharsets.UTF_8));
         }
 
-        /** @param interval how often a link says it is alive @return this builder */
+        /**
+         * @param interval how often a link says it is alive
+         * @return this builder
+         */
         public Builder heartbeatInterval(Duration interval) {
             this.heartbeatInterval = interval;
             return this;
         }
 
-        /** @param timeout how long a peer may be silent before it has left @return this builder */
+        /**
+         * @param timeout how long a peer may be silent before it has left
+         * @return this builder
+         */
         public Builder peerTimeout(Duration timeout) {
             this.peerTimeout = timeout;
             return this;
         }
 
-        /** @param bytes the largest message a link carries @return this builder */
+        /**
+         * @param bytes the largest message a link carries
+         * @return this builder
+         */
         public Builder maxMessageBytes(int bytes) {
             this.maxMessageBytes = bytes;
             return this;
         }
 
-        /** @param count the most messages a link holds unanswered @return this builder */
+        /**
+         * @param count the most messages a link holds unanswered
+         * @return this builder
+         */
         public Builder maxQueue(int count) {
             this.maxQueue = count;
             return this;
         }
 
-        /** @param bytes the most bytes of messages a link holds unanswered @return this builder */
+        /**
+         * @param bytes the most bytes of messages a link holds unanswered
+         * @return this builder
+         */
         public Builder maxQueueBytes(long bytes) {
             this.maxQueueBytes = bytes;
             return this;

@@ -69,6 +69,30 @@ class OortJoinTest {
     }
 
     @Test
+    void aNodeRestartedAtTheSameUrlLeavesThenJoinsAsANewIncarnation() throws Exception {
+        OortTestNode a = node();
+        OortTestNode b = node();
+        b.start(oort -> { });
+        a.start(oort -> oort.seeds(List.of(b.url)));
+        await().atMost(WAIT).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
+        String first = b.oort.id();
+
+        b.close();
+        OortTestNode restarted = new OortTestNode(b.port);
+        closeables.add(restarted);
+        restarted.start(oort -> oort.seeds(List.of(a.url)));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.joined.size() == 2);
+        String second = restarted.oort.id();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(restarted.url).isEqualTo(b.url);
+        assertThat(a.events).containsExactly("joined " + first, "left " + first, "joined " + second);
+        assertThat(a.oort.members()).extracting(member -> member.id()).containsExactly(second);
+        await().atMost(WAIT).until(() -> restarted.joined.size() == 1);
+        assertThat(restarted.joined.get(0).id()).isEqualTo(a.oort.id());
+    }
+
+    @Test
     void aWrongSecretIsRefusedAndItsUrlNeverDialledBack() throws Exception {
         OortTestNode a = node();
         OortTestNode b = node();

@@ -26,13 +26,20 @@ final class OortTestNode implements AutoCloseable {
     final String url;
     final List<ClusterMember> joined = new CopyOnWriteArrayList<>();
     final List<ClusterMember> left = new CopyOnWriteArrayList<>();
+    /** Joins and leaves in the order told: "joined id" or "left id". */
+    final List<String> events = new CopyOnWriteArrayList<>();
     Oort oort;
 
-    /** Binds the port (so that the URL is known), but starts nothing. */
+    /** Binds a free port (so that the URL is known), but starts nothing. */
     OortTestNode() throws Exception {
+        this(0);
+    }
+
+    /** Binds the given port (0: any free one), but starts nothing. */
+    OortTestNode(int wantedPort) throws Exception {
         ServerConnector connector = new ServerConnector(jetty);
         connector.setHost("127.0.0.1");
-        connector.setPort(0);
+        connector.setPort(wantedPort);
         jetty.addConnector(connector);
         connector.open();
         port = connector.getLocalPort();
@@ -42,11 +49,13 @@ final class OortTestNode implements AutoCloseable {
             @Override
             public void joined(ClusterMember member) {
                 joined.add(member);
+                events.add("joined " + member.id());
             }
 
             @Override
             public void left(ClusterMember member) {
                 left.add(member);
+                events.add("left " + member.id());
             }
         });
     }
