@@ -97,6 +97,37 @@ class OortForwardingTest {
     }
 
     @Test
+    void aJavaClientOnAReachesAJavaClientOnB() throws Exception {
+        OortTestNode a = node();
+        OortTestNode b = node();
+        b.start(oort -> { });
+        a.start(oort -> oort.seeds(List.of(b.url)));
+        await().atMost(WAIT).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
+        BayeuxClient onA = client(a.url);
+        BayeuxClient onB = client(b.url);
+        List<Object> received = new CopyOnWriteArrayList<>();
+        assertThat(onB.getChannel("/chat/room").subscribeAsync((c, m) -> received.add(m.getData()))
+                .get(10, TimeUnit.SECONDS).isSuccessful()).isTrue();
+
+        for (int n = 0; n < 50; n++) {
+            assertThat(onA.getChannel("/chat/room").publishAsync(n).get(10, TimeUnit.SECONDS).isSuccessful()).isTrue();
+        }
+
+        await().atMost(WAIT).until(() -> received.size() >= 50);
+        assertThat(received).hasSize(50);
+        assertThat(received).extracting(data -> ((Number) data).intValue())
+                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).boxed().toList());
+    }
+
+    private BayeuxClient client(String url) throws Exception {
+        BayeuxClient client = new BayeuxClient(org.bayeux.client.BayeuxClientConfig.builder(url)
+                .transports(ClientTransport.WEBSOCKET).build());
+        closeables.add(client);
+        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
+        return client;
+    }
+
+    @Test
     void channelsNotObservedStayOnTheirNode() throws Exception {
         OortTestNode a = node();
         OortTestNode b = node();
