@@ -30,6 +30,13 @@ class ArchitectureTest {
     static final ArchRule clientDependsOnlyOnApi = ArchitectureRules.clientDependsOnlyOnApi(ROOT);
 
     @ArchTest
+    static final ArchRule oortUsesOnlyApiClusterSpiEngineAndClient =
+            ArchitectureRules.oortUsesOnlyApiClusterSpiEngineAndClient(ROOT);
+
+    @ArchTest
+    static final ArchRule nothingDependsOnOort = ArchitectureRules.nothingDependsOnOort(ROOT);
+
+    @ArchTest
     static final ArchRule noEngineInternalsOutsideEngine =
             ArchitectureRules.noEngineInternalsOutsideEngine(ROOT, ENGINE_INTERNALS_ALLOW_LIST);
 
@@ -65,7 +72,8 @@ class ArchitectureTest {
                 "org.bayeux.transport.http.HttpTransport", "org.bayeux.transport.jetty.BayeuxHandler",
                 "org.bayeux.transport.servlet.BayeuxServlet", "org.bayeux.standalone.StandaloneServer",
                 "org.bayeux.client.BayeuxClient", "org.bayeux.load.LoadMain",
-                "org.bayeux.reference.cometd.CometDReferenceServer", "org.bayeux.testsupport.PausableProxy"}) {
+                "org.bayeux.reference.cometd.CometDReferenceServer", "org.bayeux.testsupport.PausableProxy",
+                "org.bayeux.oort.Oort"}) {
             assertThat(classes.contain(anyClassOfEachModule)).as(anyClassOfEachModule).isTrue();
         }
     }

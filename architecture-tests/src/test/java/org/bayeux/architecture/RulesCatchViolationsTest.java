@@ -52,6 +52,21 @@ class RulesCatchViolationsTest {
     }
 
     @Test
+    void oortReachingIntoTheEngineFails() {
+        assertThatThrownBy(() -> ArchitectureRules.oortUsesOnlyApiClusterSpiEngineAndClient(FIXTURE).check(BAD))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(FIXTURE + ".oort.OortReachingEngine")
+                .hasMessageNotContaining("<" + FIXTURE + ".oort.FixtureOort");
+    }
+
+    @Test
+    void dependingOnOortFails() {
+        assertThatThrownBy(() -> ArchitectureRules.nothingDependsOnOort(FIXTURE).check(BAD))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(FIXTURE + ".load.LoadReachingOort");
+    }
+
+    @Test
     void engineInternalsOutsideTheEngineFailUnlessAllowListed() {
         Set<String> allowList = Set.of(FIXTURE + ".transport.http.LegacyTransport");
 

@@ -1,0 +1,434 @@
+package org.bayeux.oort;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ServerChannel;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionListener;
+import org.bayeux.client.ClientResources;
+import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.server.cluster.ClusterMember;
+import org.bayeux.server.cluster.ClusterMessage;
+import org.bayeux.server.cluster.ClusterNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An Oort node: this engine joined to other nodes of this server in a full WebSocket mesh, as its {@link Cluster}.
+ *
+ * <pre>{@code
+ * Oort oort = Oort.builder(engine)
+ *         .url("http://10.0.0.1:8080/bayeux")
+ *         .seeds(List.of("http://10.0.0.2:8080/bayeux"))
+ *         .secret(secretBytes)
+ *         .build();            // checks the configuration and sets the engine's cluster
+ * engine.start();             // starts Oort too
+ * }</pre>
+ *
+ * <p>Each start of the process is a new incarnation with a fresh {@link #id() id}. A node dials its seeds; each
+ * handshake carries a fresh proof of the secret ({@link JoinProof}), checked by the receiving node before any
+ * application policy; the receiving node dials back the URL that proved itself, and never one that did not. A peer
+ * has {@code joined} when both directions are up: its link to us proved the secret, and our link to it is connected
+ * (which proves its URL is where it is). Each node sends its own messages on its own link, so each pair of nodes has
+ * two links, one each way: a node's way out and its queue are its own, and a peer is only trusted once it dialled
+ * back.</p>
+ *
+ * <p>Forwarding: a message published here on an observed channel is sent on the link to every joined peer, with this
+ * node's id as its origin and a sequence number of this node; a peer delivers it to its own subscribers (only if it
+ * observes the channel too), drops a sequence number it saw already and counts skipped ones, and never sends it on:
+ * one hop, so the mesh must be full and no glob, {@code /**} included, can make a loop.</p>
+ */
+public final class Oort implements Cluster {
+    /** The channel on which a node's messages reach a peer. */
+    static final String FORWARD_CHANNEL = "/service/oort/forward";
+    /** The channel on which a node tells a peer, every heartbeat interval, that it is alive. */
+    static final String HEARTBEAT_CHANNEL = "/service/oort/heartbeat";
+    private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
+    /** How far a join's time may be from this node's clock. */
+    private static final Duration JOIN_WINDOW = Duration.ofSeconds(30);
+
+    private final BayeuxEngine engine;
+    private final OortConfig config;
+    private final String id = UUID.randomUUID().toString();
+    private final List<ChannelId> observed;
+    private final JoinProof proof;
+    private final OortStats stats = new OortStats();
+    private final OriginSequences sequences = new OriginSequences(stats);
+    private final OortGate gate;
+    private final Membership membership;
+    private final Object sendLock = new Object();
+    private final ServerForwardListener forwardListener = new ServerForwardListener();
+    private final PeerSessions peerSessions = new PeerSessions();
+    private final org.bayeux.api.server.ChannelMessageListener heartbeatListener = this::heartbeat;
+    private volatile boolean running;
+    private long sequence;
+    private volatile ClusterNode node;
+    private ClientResources resources;
+
+    private Oort(BayeuxEngine engine, OortConfig config) {
+        this.engine = engine;
+        this.config = config;
+        List<ChannelId> globs = new ArrayList<>();
+        for (String glob : config.channels()) {
+            globs.add(ChannelId.of(glob));
+        }
+        this.observed = List.copyOf(globs);
+        this.proof = new JoinProof(config.secret(), Clock.systemUTC(), JOIN_WINDOW);
+        this.gate = new OortGate(proof, config.url(), stats.refusedJoins::increment);
+        this.membership = new Membership(this);
+    }
+
+    /**
+     * @param engine the engine this node joins to the cluster
+     * @return a builder; {@link Builder#build()} checks the configuration and sets the engine's cluster
+     */
+    public static Builder builder(BayeuxEngine engine) {
+        return new Builder(engine);
+    }
+
+    /** @return this incarnation's id, fresh at every start of the process */
+    public String id() {
+        return id;
+    }
+
+    /** @return this node's configuration */
+    public OortConfig config() {
+        return config;
+    }
+
+    /** @return this node's counters */
+    public OortStats stats() {
+        return stats;
+    }
+
+    /** @return the peers joined now */
+    public List<ClusterMember> members() {
+        return membership.members();
+    }
+
+    @Override
+    public void start(ClusterNode node) {
+        this.node = node;
+        BayeuxServer server = node.server();
+        resources = ClientResources.builder().maxThreads(8).build();
+        server.addExtension(gate);
+        server.setSecurityPolicy(new OortGate.Policy(server.getSecurityPolicy()));
+        server.addSessionListener(peerSessions);
+        server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
+        server.createChannelIfAbsent(HEARTBEAT_CHANNEL).addMessageListener(heartbeatListener);
+        running = true;
+        engine.schedule(this::tick, config.heartbeatInterval());
+        LOG.info("Oort node {} at {} starting; seeds {}, observing {}", id, config.url(), config.seeds(),
+                config.channels());
+        for (String seed : config.seeds()) {
+            if (!seed.equals(config.url())) {
+                membership.dial(seed);
+            }
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        List<Link> links = membership.stop();
+        List<CompletableFuture<?>> disconnects = new ArrayList<>();
+        for (Link link : links) {
+            disconnects.add(link.close());
+        }
+        try {
+            CompletableFuture.allOf(disconnects.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.debug("Not every link disconnected in time", e);
+        }
+        if (resources != null) {
+            resources.close();
+        }
+        BayeuxServer server = engine;
+        server.removeExtension(gate);
+        server.removeSessionListener(peerSessions);
+        ServerChannel forward = server.getChannel(FORWARD_CHANNEL);
+        if (forward != null) {
+            forward.removeMessageListener(forwardListener);
+        }
+        ServerChannel heartbeat = server.getChannel(HEARTBEAT_CHANNEL);
+        if (heartbeat != null) {
+            heartbeat.removeMessageListener(heartbeatListener);
+        }
+        if (server.getSecurityPolicy() instanceof OortGate.Policy policy) {
+            server.setSecurityPolicy(policy.application());
+        }
+        node = null;
+        LOG.info("Oort node {} stopped", id);
+    }
+
+    @Override
+    public CompletionStage<Boolean> publish(ClusterMessage message) {
+        if (!isObserved(message.channel())) {
+            return CompletableFuture.completedFuture(Boolean.TRUE);
+        }
+        if (message.json().length > config.maxMessageBytes()) {
+            stats.oversize.increment();
+            LOG.warn("A message on {} of {} bytes is larger than oort.maxMessageBytes={}: not forwarded",
+                    message.channel(), message.json().length, config.maxMessageBytes());
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        String json = new String(message.json(), StandardCharsets.UTF_8);
+        // One lock from numbering to the last enqueue, so that every link carries the numbers in order.
+        synchronized (sendLock) {
+            long number = ++sequence;
+            Map<String, Object> data = Map.of("origin", id, "seq", number, "channel", message.channel(),
+                    "message", json);
+            int bytes = message.json().length;
+            for (Link link : membership.joinedLinks()) {
+                stats.forwarded.increment();
+                boolean queued = link.send(FORWARD_CHANNEL, data, bytes, taken -> {
+                    if (!taken) {
+                        stats.forwardFailures.increment();
+                    }
+                });
+                if (!queued) {
+                    stats.forwardFailures.increment();
+                    LOG.debug("Oort link to {} holds oort.maxQueueBytes={} unanswered: message {} dropped",
+                            link.target(), config.maxQueueBytes(), number);
+                }
+            }
+        }
+        return CompletableFuture.completedFuture(Boolean.TRUE);
+    }
+
+    /**
+     * Every heartbeat interval, on the engine's timer: a heartbeat on every connected link, then the peers silent
+     * for the peer timeout in either direction leave and their links are torn down (closed outside the lock).
+     */
+    private void tick() {
+        if (!running) {
+            return;
+        }
+        try {
+            Map<String, Object> beat = Map.of("id", id);
+            for (Link link : membership.connectedLinks()) {
+                link.send(HEARTBEAT_CHANNEL, beat, 0, answered -> { });
+            }
+            List<Runnable> closes = membership.expireSilent(config.peerTimeout(), config.heartbeatInterval(),
+                    (url, delay) -> engine.schedule(() -> membership.dial(url), delay));
+            closes.forEach(Runnable::run);
+        } catch (RuntimeException e) {
+            LOG.warn("Oort heartbeat failed", e);
+        } finally {
+            if (running) {
+                engine.schedule(this::tick, config.heartbeatInterval());
+            }
+        }
+    }
+
+    /** A peer's heartbeat: it is alive; stopped here (the link reads the answer as taken). */
+    private boolean heartbeat(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
+        JoinProof.Peer peer = OortGate.peerOf(sender);
+        if (peer != null) {
+            membership.heard(peer.id());
+        }
+        return false;
+    }
+
+    boolean isObserved(String channel) {
+        ChannelId channelId = ChannelId.of(channel);
+        for (ChannelId glob : observed) {
+            if (glob.matches(channelId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    ClusterNode node() {
+        return node;
+    }
+
+    JoinProof proof() {
+        return proof;
+    }
+
+    ClientResources resources() {
+        return resources;
+    }
+
+    OriginSequences sequences() {
+        return sequences;
+    }
+
+    /**
+     * Takes messages of peers, from the sessions their links opened here. It always answers false: a forwarded
+     * message stops here and is never fanned out on its service channel, not even to this node's local sessions
+     * subscribed to {@code /**} or {@code /service/**}; the peer's link reads the resulting
+     * {@code 404::message_deleted} as "taken".
+     */
+    private final class ServerForwardListener implements org.bayeux.api.server.ChannelMessageListener {
+        @Override
+        public boolean onMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
+            JoinProof.Peer peer = OortGate.peerOf(sender);
+            ClusterNode target = node;
+            if (peer == null || target == null || !(message.getData() instanceof Map<?, ?> data)) {
+                return false;
+            }
+            if (!(data.get("origin") instanceof String origin) || !(data.get("seq") instanceof Number number)
+                    || !(data.get("channel") instanceof String forwardedChannel)
+                    || !(data.get("message") instanceof String json) || !origin.equals(peer.id())) {
+                // One hop: a peer only ever sends its own messages.
+                LOG.warn("Oort node {} sent a forward that is not its own message or not well formed: dropped",
+                        peer.id());
+                return false;
+            }
+            membership.heard(origin);
+            if (!isObserved(forwardedChannel)) {
+                stats.notObserved.increment();
+                return false;
+            }
+            if (sequences.accept(origin, number.longValue()) == OriginSequences.Verdict.DUPLICATE) {
+                return false;
+            }
+            try {
+                target.deliver(json.getBytes(StandardCharsets.UTF_8));
+                stats.received.increment();
+            } catch (IllegalArgumentException e) {
+                LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    /** Finds the sessions of authenticated peers as they are added. */
+    private final class PeerSessions implements SessionListener {
+        @Override
+        public void sessionAdded(ServerSession session, ServerMessage handshake) {
+            JoinProof.Peer peer = OortGate.peerOf(session);
+            if (peer != null) {
+                membership.inboundAdded(peer, session);
+            }
+        }
+    }
+
+    /** Configures an {@link Oort} for an engine. */
+    public static final class Builder {
+        private final BayeuxEngine engine;
+        private final OortConfig.Builder config = OortConfig.builder(null);
+
+        private Builder(BayeuxEngine engine) {
+            this.engine = engine;
+        }
+
+        /**
+         * @param url this node's advertised URL ({@code oort.url})
+         * @return this builder
+         */
+        public Builder url(String url) {
+            config.url(url);
+            return this;
+        }
+
+        /**
+         * @param seeds the URLs dialled at start ({@code oort.seeds})
+         * @return this builder
+         */
+        public Builder seeds(List<String> seeds) {
+            config.seeds(seeds);
+            return this;
+        }
+
+        /**
+         * @param globs the observed channels ({@code oort.channels})
+         * @return this builder
+         */
+        public Builder channels(List<String> globs) {
+            config.channels(globs);
+            return this;
+        }
+
+        /**
+         * @param secret the shared secret, at least 32 bytes ({@code oort.secret})
+         * @return this builder
+         */
+        public Builder secret(byte[] secret) {
+            config.secret(secret);
+            return this;
+        }
+
+        /**
+         * @param secret the shared secret, at least 32 bytes of UTF-8 ({@code oort.secret})
+         * @return this builder
+         */
+        public Builder secret(String secret) {
+            config.secret(secret);
+            return this;
+        }
+
+        /**
+         * @param interval {@code oort.heartbeatInterval}
+         * @return this builder
+         */
+        public Builder heartbeatInterval(Duration interval) {
+            config.heartbeatInterval(interval);
+            return this;
+        }
+
+        /**
+         * @param timeout {@code oort.peerTimeout}
+         * @return this builder
+         */
+        public Builder peerTimeout(Duration timeout) {
+            config.peerTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * @param bytes {@code oort.maxMessageBytes}
+         * @return this builder
+         */
+        public Builder maxMessageBytes(int bytes) {
+            config.maxMessageBytes(bytes);
+            return this;
+        }
+
+        /**
+         * @param count {@code oort.maxQueue}
+         * @return this builder
+         */
+        public Builder maxQueue(int count) {
+            config.maxQueue(count);
+            return this;
+        }
+
+        /**
+         * @param bytes {@code oort.maxQueueBytes}
+         * @return this builder
+         */
+        public Builder maxQueueBytes(long bytes) {
+            config.maxQueueBytes(bytes);
+            return this;
+        }
+
+        /**
+         * Checks the configuration and sets the node as the engine's cluster (before the engine starts).
+         *
+         * @return the node
+         * @throws IllegalArgumentException naming the key and value of the first rule broken
+         */
+        public Oort build() {
+            Oort oort = new Oort(engine, config.build());
+            engine.setCluster(oort);
+            return oort;
+        }
+    }
+}

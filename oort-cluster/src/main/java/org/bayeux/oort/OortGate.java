@@ -1,0 +1,160 @@
+package org.bayeux.oort;
+
+import java.util.List;
+import java.util.Map;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Promise;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.SecurityPolicy;
+import org.bayeux.api.server.ServerChannel;
+import org.bayeux.api.server.ServerExtension;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What keeps the cluster's door: a server extension, which runs before any security policy, and a security policy
+ * wrapped around the application's.
+ *
+ * <p>The extension checks every handshake that claims to be a node ({@code ext.oort}): a bad proof refuses it there,
+ * before any application policy sees it; a good one is replaced by the verified {@link JoinProof.Peer}, an object no
+ * JSON can make. It also refuses subscriptions and publishes on {@code /oort/**} and {@code /service/oort/**} from
+ * any session that is not an authenticated peer, whatever policy the application sets later.</p>
+ *
+ * <p>The policy accepts a verified peer's handshake without asking the application's policy (a node has no user
+ * credentials) and marks its session; anything else goes to the application's policy.</p>
+ */
+final class OortGate implements ServerExtension {
+    private static final Logger LOG = LoggerFactory.getLogger(OortGate.class);
+    /** The session attribute that holds a peer's {@link JoinProof.Peer}; only this gate sets it. */
+    static final String PEER_ATTRIBUTE = "org.bayeux.oort.peer";
+
+    private final JoinProof proof;
+    private final String self;
+    private final Runnable onRefusedJoin;
+
+    OortGate(JoinProof proof, String self, Runnable onRefusedJoin) {
+        this.proof = proof;
+        this.self = self;
+        this.onRefusedJoin = onRefusedJoin;
+    }
+
+    private static Object claimedUrl(Object claim) {
+        return claim instanceof Map<?, ?> fields ? fields.get("url") : null;
+    }
+
+    /** @return true for the channels only peers may use */
+    static boolean isReserved(String channel) {
+        return channel != null && (channel.equals("/oort") || channel.startsWith("/oort/")
+                || channel.equals("/service/oort") || channel.startsWith("/service/oort/"));
+    }
+
+    static JoinProof.Peer peerOf(ServerSession session) {
+        return session == null ? null : session.getAttribute(PEER_ATTRIBUTE) instanceof JoinProof.Peer peer
+                ? peer : null;
+    }
+
+    @Override
+    public boolean rcvMeta(ServerSession session, ServerMessage.Mutable message) {
+        String channel = message.getChannel();
+        if (ChannelId.META_PREFIX.concat("handshake").equals(channel)) {
+            Map<String, Object> ext = message.getExt();
+            if (ext == null || !ext.containsKey(JoinProof.EXT)) {
+                return true;
+            }
+            JoinProof.Peer peer = proof.verify(ext.get(JoinProof.EXT), self);
+            if (peer == null) {
+                LOG.warn("Oort refused a join that claims to be {}: its proof of the secret is not good (wrong"
+                        + " secret, stale, replayed or made for another node)", claimedUrl(ext.get(JoinProof.EXT)));
+                onRefusedJoin.run();
+                return false;
+            }
+            ext.put(JoinProof.EXT, peer);
+            return true;
+        }
+        if (ChannelId.META_PREFIX.concat("subscribe").equals(channel) && peerOf(session) == null) {
+            Object subscription = message.get("subscription");
+            if (subscription instanceof String one) {
+                return !isReserved(one);
+            }
+            if (subscription instanceof List<?> many) {
+                return many.stream().noneMatch(s -> s instanceof String name && isReserved(name));
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean rcv(ServerSession session, ServerMessage.Mutable message) {
+        return !isReserved(message.getChannel()) || peerOf(session) != null;
+    }
+
+    /** The policy installed around the application's when the node starts. */
+    static final class Policy implements SecurityPolicy {
+        private final SecurityPolicy application;
+
+        Policy(SecurityPolicy application) {
+            this.application = application;
+        }
+
+        SecurityPolicy application() {
+            return application;
+        }
+
+        @Override
+        public void canHandshake(BayeuxServer server, ServerSession session, ServerMessage message,
+                Promise<Boolean> promise) {
+            Map<String, Object> ext = message.getExt();
+            Object claim = ext == null ? null : ext.get(JoinProof.EXT);
+            if (claim instanceof JoinProof.Peer peer) {
+                session.setAttribute(PEER_ATTRIBUTE, peer);
+                promise.succeed(true);
+            } else if (claim != null) {
+                // A claim the gate did not verify: never hand it to the application as if it were a user.
+                promise.succeed(false);
+            } else if (application == null) {
+                promise.succeed(true);
+            } else {
+                application.canHandshake(server, session, message, promise);
+            }
+        }
+
+        @Override
+        public void canCreate(BayeuxServer server, ServerSession session, ChannelId channel, ServerMessage message,
+                Promise<Boolean> promise) {
+            if (isReserved(channel.name())) {
+                promise.succeed(session == null || peerOf(session) != null);
+            } else if (application == null) {
+                promise.succeed(true);
+            } else {
+                application.canCreate(server, session, channel, message, promise);
+            }
+        }
+
+        @Override
+        public void canSubscribe(BayeuxServer server, ServerSession session, ServerChannel channel,
+                ServerMessage message, Promise<Boolean> promise) {
+            if (isReserved(channel.getId())) {
+                promise.succeed(peerOf(session) != null);
+            } else if (application == null) {
+                promise.succeed(true);
+            } else {
+                application.canSubscribe(server, session, channel, message, promise);
+            }
+        }
+
+        @Override
+        public void canPublish(BayeuxServer server, ServerSession session, ServerChannel channel,
+                ServerMessage message, Promise<Boolean> promise) {
+            if (isReserved(channel.getId())) {
+                promise.succeed(peerOf(session) != null);
+            } else if (application == null) {
+                promise.succeed(true);
+            } else {
+                application.canPublish(server, session, channel, message, promise);
+            }
+        }
+    }
+}
