@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -23,6 +25,7 @@ import io.lettuce.core.resource.Delay;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
+import org.bayeux.server.cluster.ClusterUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,8 +57,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Redis away.</b> Commands are rejected at once while the connection is down, a publish fails after
  * {@link RedisBackplaneConfig#OPERATION_TIMEOUT} at the latest, and at most
- * {@link RedisBackplaneConfig#MAX_PENDING_PUBLISHES} wait at once; a failed publish completes its stage false, so its
- * publisher is told it failed, while the node's local work goes on. Lettuce reconnects with a back-off capped at two
+ * {@link RedisBackplaneConfig#MAX_PENDING_PUBLISHES} wait at once; a publish Redis did not store fails its stage with
+ * a {@link ClusterUnavailableException}, so its publisher is answered {@code 503::backplane_unavailable}, while the
+ * node's local work goes on. Lettuce reconnects with a back-off capped at two
  * seconds, and the reader resumes. A publish that timed out may still have been stored (Redis took it, the answer
  * was lost): it is then delivered although its publisher was told it failed; never the other way round.</p>
  *
@@ -68,6 +72,8 @@ public final class RedisBackplane implements Cluster {
     static final String MESSAGE_FIELD = "m";
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** The reason of a publish's error while Redis is out of reach: {@code 503::backplane_unavailable}. */
+    public static final String UNAVAILABLE = "backplane_unavailable";
 
     private final RedisBackplaneConfig config;
     private final StreamShards shards;
@@ -204,34 +210,42 @@ public final class RedisBackplane implements Cluster {
     public CompletionStage<Boolean> publish(ClusterMessage message) {
         StatefulRedisConnection<String, byte[]> connection = publishing;
         if (connection == null || !connection.isOpen()) {
-            LOG.debug("Redis backplane not connected: publish to {} refused", message.channel());
-            return CompletableFuture.completedFuture(Boolean.FALSE);
+            return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
         }
         if (pendingPublishes.incrementAndGet() > config.maxPendingPublishes()) {
             pendingPublishes.decrementAndGet();
-            LOG.debug("Redis backplane: {} publishes already wait for Redis, publish to {} refused",
-                    config.maxPendingPublishes(), message.channel());
-            return CompletableFuture.completedFuture(Boolean.FALSE);
+            return CompletableFuture.failedFuture(unavailable(config.maxPendingPublishes()
+                    + " publishes already wait for Redis", null));
         }
-        CompletableFuture<Boolean> stored;
+        CompletableFuture<String> stored;
         try {
             stored = connection.async()
                     .xadd(shards.keyOf(message.channel()), appendArgs, Map.of(MESSAGE_FIELD, message.json()))
                     .toCompletableFuture()
-                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .thenApply(id -> Boolean.TRUE);
+                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {
             stored = CompletableFuture.failedFuture(rejected);
         }
-        return stored.handle((ok, failure) -> {
+        return stored.handle((id, failure) -> {
             pendingPublishes.decrementAndGet();
             if (failure != null) {
-                LOG.debug("Redis backplane could not store a publish to {}: {}", message.channel(),
-                        failure.toString());
-                return Boolean.FALSE;
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                LOG.debug("Redis backplane could not store a publish to {}: {}", message.channel(), cause.toString());
+                throw unavailable(cause instanceof TimeoutException
+                        ? "Redis did not store the message within " + config.operationTimeout() : cause.toString(),
+                        cause);
             }
-            return ok;
+            return Boolean.TRUE;
         });
+    }
+
+    /**
+     * @return the failure of a publish Redis did not store: the publisher is answered
+     *         {@code 503::backplane_unavailable}
+     */
+    private static ClusterUnavailableException unavailable(String why, Throwable cause) {
+        return new ClusterUnavailableException(UNAVAILABLE, "Redis backplane unavailable: " + why, cause);
     }
 
     @Override

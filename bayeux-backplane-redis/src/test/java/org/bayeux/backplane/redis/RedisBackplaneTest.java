@@ -167,6 +167,7 @@ class RedisBackplaneTest {
                 acknowledged.add("m" + next);
             } else {
                 failures++;
+                assertThat(reply.get(Message.ERROR_FIELD)).isEqualTo("503::backplane_unavailable");
                 assertThat(tookMillis).as("a publish fails within the operation timeout and some slack")
                         .isLessThan(OPERATION_TIMEOUT.toMillis() + 2000);
             }
