@@ -217,18 +217,26 @@ public final class RedisBackplane implements Cluster {
             return CompletableFuture.failedFuture(unavailable(config.maxPendingPublishes()
                     + " publishes already wait for Redis", null));
         }
+        CompletableFuture<String> append;
         CompletableFuture<String> stored;
         try {
-            stored = connection.async()
+            append = connection.async()
                     .xadd(shards.keyOf(message.channel()), appendArgs, Map.of(MESSAGE_FIELD, message.json()))
-                    .toCompletableFuture()
-                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    .toCompletableFuture();
+            stored = append.copy().orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {
+            append = null;
             stored = CompletableFuture.failedFuture(rejected);
         }
+        CompletableFuture<String> command = append;
         return stored.handle((id, failure) -> {
             pendingPublishes.decrementAndGet();
             if (failure != null) {
+                if (command != null) {
+                    // A command still queued in Lettuce (written to a connection that died) would be sent again
+                    // after the reconnect: cancelled, it is not, and a publish told it failed is not stored later.
+                    command.cancel(false);
+                }
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 LOG.debug("Redis backplane could not store a publish to {}: {}", message.channel(), cause.toString());
