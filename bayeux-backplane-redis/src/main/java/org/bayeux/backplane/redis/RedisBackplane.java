@@ -1,5 +1,6 @@
 package org.bayeux.backplane.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -13,7 +14,9 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.XAddArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -63,7 +66,12 @@ import org.slf4j.LoggerFactory;
  * seconds, and the reader resumes. A publish that timed out may still have been stored (Redis took it, the answer
  * was lost): it is then delivered although its publisher was told it failed; never the other way round.</p>
  *
- * <p>Not built yet: history, offsets and recovery for clients, presence, idempotent retries, Redis Cluster
+ * <p><b>Retries.</b> A publish whose {@code ext} carries an {@value #IDEMPOTENCY_KEY_FIELD} (a string of 1 to
+ * {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters; a client should use a random one, such as a UUID) is appended by a
+ * script that first checks whether that key was seen on that channel within
+ * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}: a retry is then acknowledged without being stored again.</p>
+ *
+ * <p>Not built yet: history, offsets and recovery for clients, presence, Redis Cluster
  * connections (the keys are ready for it), membership ({@code joined}/{@code left} are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {
@@ -72,6 +80,21 @@ public final class RedisBackplane implements Cluster {
     static final String MESSAGE_FIELD = "m";
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** The field of a publish's {@code ext} whose string makes a retry of it not stored twice. */
+    public static final String IDEMPOTENCY_KEY_FIELD = "idempotencyKey";
+    /** The longest idempotency key taken; a longer one is ignored. */
+    public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+    /**
+     * KEYS[1] the channel's stream, KEYS[2] the idempotency key's memory (same hash tag); ARGV[1] the stream's max
+     * length, ARGV[2] the message, ARGV[3] how long to remember, in ms. Returns the entry's id, the first one's for a
+     * retry.
+     */
+    private static final String APPEND_ONCE = String.join("\n",
+            "local first = redis.call('GET', KEYS[2])",
+            "if first then return first end",
+            "local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '" + MESSAGE_FIELD + "', ARGV[2])",
+            "redis.call('SET', KEYS[2], id, 'PX', ARGV[3])",
+            "return id");
     /** The reason of a publish's error while Redis is out of reach: {@code 503::backplane_unavailable}. */
     public static final String UNAVAILABLE = "backplane_unavailable";
 
@@ -217,18 +240,16 @@ public final class RedisBackplane implements Cluster {
             return CompletableFuture.failedFuture(unavailable(config.maxPendingPublishes()
                     + " publishes already wait for Redis", null));
         }
-        CompletableFuture<String> append;
-        CompletableFuture<String> stored;
+        CompletableFuture<?> append;
+        CompletableFuture<?> stored;
         try {
-            append = connection.async()
-                    .xadd(shards.keyOf(message.channel()), appendArgs, Map.of(MESSAGE_FIELD, message.json()))
-                    .toCompletableFuture();
+            append = append(connection, message);
             stored = append.copy().orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {
             append = null;
             stored = CompletableFuture.failedFuture(rejected);
         }
-        CompletableFuture<String> command = append;
+        CompletableFuture<?> command = append;
         return stored.handle((id, failure) -> {
             pendingPublishes.decrementAndGet();
             if (failure != null) {
@@ -246,6 +267,42 @@ public final class RedisBackplane implements Cluster {
             }
             return Boolean.TRUE;
         });
+    }
+
+    /**
+     * Appends to the channel's stream; with an idempotency key, through a script that appends only if the key is not
+     * remembered yet, and remembers it for {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
+     */
+    private CompletableFuture<?> append(StatefulRedisConnection<String, byte[]> connection, ClusterMessage message) {
+        String stream = shards.keyOf(message.channel());
+        String idempotencyKey = idempotencyKeyOf(message);
+        if (idempotencyKey == null) {
+            return connection.async().xadd(stream, appendArgs, Map.of(MESSAGE_FIELD, message.json()))
+                    .toCompletableFuture();
+        }
+        String remembered = shards.idempotencyKeyOf(message.channel(), idempotencyKey);
+        RedisFuture<byte[]> appended = connection.async().eval(APPEND_ONCE, ScriptOutputType.VALUE,
+                new String[] {stream, remembered}, ascii(config.streamMaxLength()), message.json(),
+                ascii(config.idempotencyWindow().toMillis()));
+        return appended.toCompletableFuture();
+    }
+
+    /**
+     * @return the publish's {@code ext.idempotencyKey}, or null if it has none or one that is not a string of 1 to
+     *         {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters (then ignored)
+     */
+    static String idempotencyKeyOf(ClusterMessage message) {
+        Map<String, Object> ext = message.message().getExt();
+        Object key = ext == null ? null : ext.get(IDEMPOTENCY_KEY_FIELD);
+        if (key instanceof String && !((String) key).isEmpty()
+                && ((String) key).length() <= MAX_IDEMPOTENCY_KEY_LENGTH) {
+            return (String) key;
+        }
+        return null;
+    }
+
+    private static byte[] ascii(long number) {
+        return Long.toString(number).getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -298,6 +355,15 @@ public final class RedisBackplane implements Cluster {
          */
         public Builder operationTimeout(Duration timeout) {
             config.operationTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * @param window {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}
+         * @return this builder
+         */
+        public Builder idempotencyWindow(Duration window) {
+            config.idempotencyWindow(window);
             return this;
         }
 

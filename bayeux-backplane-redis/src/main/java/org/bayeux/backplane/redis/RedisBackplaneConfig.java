@@ -54,9 +54,16 @@ public final class RedisBackplaneConfig extends TypedConfig {
             10_000, n -> n >= 1, "an integer of at least 1",
             "The most publishes of this node waiting for Redis at once; beyond it a publish fails at once.");
 
+    /** How long a publish's idempotency key is remembered. */
+    public static final ConfigOption<Duration> IDEMPOTENCY_WINDOW = ConfigOption.duration("idempotencyWindow",
+            Duration.ofMinutes(5), d -> d.compareTo(Duration.ofSeconds(1)) >= 0 && d.compareTo(Duration.ofDays(1)) <= 0,
+            "a duration from 1s to 1d",
+            "How long Redis remembers a publish's idempotency key (ext.idempotencyKey): a retry with the same key "
+                    + "on the same channel within it is acknowledged and not stored again.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
-            OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES);
+            OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -127,6 +134,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(MAX_PENDING_PUBLISHES);
     }
 
+    /** @return {@link #IDEMPOTENCY_WINDOW} */
+    public Duration idempotencyWindow() {
+        return get(IDEMPOTENCY_WINDOW);
+    }
+
     /** Collects values over the defaults, each validated as it is set. */
     public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
@@ -155,6 +167,14 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder operationTimeout(Duration timeout) {
             return set(OPERATION_TIMEOUT, timeout);
+        }
+
+        /**
+         * @param window {@link #IDEMPOTENCY_WINDOW}
+         * @return this builder
+         */
+        public Builder idempotencyWindow(Duration window) {
+            return set(IDEMPOTENCY_WINDOW, window);
         }
 
         /** @return the configuration */

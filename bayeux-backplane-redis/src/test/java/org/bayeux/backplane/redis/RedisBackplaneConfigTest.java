@@ -46,5 +46,9 @@ class RedisBackplaneConfigTest {
         assertThat(shards.keyOf("/chat/room")).isEqualTo(shards.keyOf("/chat/room")).matches("bayeux:fanout:\\{\\d+}");
         assertThat(shards.indexOf(shards.keyOf("/chat/room"))).isBetween(0, 15);
         assertThat(shards.indexOf("other")).isEqualTo(-1);
+        String stream = shards.keyOf("/chat/room");
+        String tag = stream.substring(stream.indexOf('{'));
+        assertThat(shards.idempotencyKeyOf("/chat/room", "k1")).as("same slot as the channel's stream")
+                .isEqualTo("bayeux:idem:" + tag + ":10:/chat/room:k1");
     }
 }

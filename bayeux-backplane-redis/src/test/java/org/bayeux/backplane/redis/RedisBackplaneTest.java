@@ -10,8 +10,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.BayeuxEngine;
 import org.junit.jupiter.api.AfterEach;
@@ -39,8 +41,10 @@ class RedisBackplaneTest {
     }
 
     private BayeuxEngine node() {
-        RedisBackplane backplane = RedisBackplane.builder().uri(redis.uri()).operationTimeout(OPERATION_TIMEOUT)
-                .build();
+        return node(RedisBackplane.builder().uri(redis.uri()).operationTimeout(OPERATION_TIMEOUT).build());
+    }
+
+    private BayeuxEngine node(RedisBackplane backplane) {
         BayeuxEngine engine = BayeuxEngine.create();
         engine.setCluster(backplane);
         engine.start();
@@ -88,6 +92,52 @@ class RedisBackplaneTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> onA.contains("end") && onB.contains("end"));
         assertThat(onA).containsExactly("hello", "end");
         assertThat(onB).containsExactly("hello", "end");
+    }
+
+    @Test
+    void aRetriedPublishWithTheSameIdempotencyKeyIsStoredOnceWithinTheWindow() throws Exception {
+        Duration window = Duration.ofSeconds(1);
+        BayeuxEngine a = node(RedisBackplane.builder().uri(redis.uri()).idempotencyWindow(window).build());
+        BayeuxEngine b = node(RedisBackplane.builder().uri(redis.uri()).idempotencyWindow(window).build());
+        List<Object> onA = subscribe(connected(a, "listenerA"), "/orders");
+        List<Object> onB = subscribe(connected(b, "listenerB"), "/orders");
+        LocalSession speaker = connected(a, "speaker");
+        AtomicReference<String> key = new AtomicReference<>();
+        speaker.addExtension(new ClientSession.Extension() {
+            @Override
+            public boolean send(ClientSession session, Message.Mutable message) {
+                if (key.get() != null) {
+                    message.getExt(true).put(RedisBackplane.IDEMPOTENCY_KEY_FIELD, key.get());
+                }
+                return true;
+            }
+        });
+
+        key.set("k1");
+        assertThat(publish(speaker, "/orders", "first").isSuccessful()).isTrue();
+        assertThat(publish(speaker, "/orders", "retry").isSuccessful()).as("a retry is acknowledged").isTrue();
+        key.set("k2");
+        assertThat(publish(speaker, "/orders", "other").isSuccessful()).isTrue();
+        key.set(null);
+        assertThat(publish(speaker, "/orders", "unkeyed").isSuccessful()).isTrue();
+        assertThat(publish(speaker, "/orders", "unkeyed").isSuccessful()).isTrue();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> onA.size() >= 4 && onB.size() >= 4);
+        assertThat(onA).as("the retry was not stored again").containsExactly("first", "other", "unkeyed", "unkeyed");
+        assertThat(onB).isEqualTo(onA);
+
+        // Past the window the key is forgotten: the same key is stored again, once.
+        key.set("k1");
+        int[] attempt = {0};
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            assertThat(publish(speaker, "/orders", "late" + attempt[0]++).isSuccessful()).isTrue();
+            return onA.stream().anyMatch(d -> ((String) d).startsWith("late"));
+        });
+        key.set(null);
+        assertThat(publish(speaker, "/orders", "end").isSuccessful()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> onA.contains("end") && onB.contains("end"));
+        assertThat(onA.stream().filter(d -> ((String) d).startsWith("late")).count()).isEqualTo(1);
+        assertThat(onB).isEqualTo(onA);
     }
 
     @Test
