@@ -24,7 +24,7 @@ public final class RedisBackplaneConfig extends TypedConfig {
     public static final ConfigOption<String> KEY_PREFIX = ConfigOption.text("keyPrefix", "bayeux",
             prefix -> !prefix.isEmpty() && prefix.chars().noneMatch(c -> c == '{' || c == '}' || c <= ' '),
             "a non-empty word without braces or spaces",
-            "The first part of every key the backplane writes: <keyPrefix>:fanout:{<shard>}.");
+            "The first part of every key the backplane writes (`<keyPrefix>:fanout:{<n>}`, see docs/cluster.md).");
     /** How many fan-out streams the channels are spread over. */
     public static final ConfigOption<Integer> SHARDS = ConfigOption.integer("shards", 16,
             n -> n >= 1 && n <= 1024, "an integer from 1 to 1024",
@@ -92,6 +92,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
      */
     public static RedisBackplaneConfig fromMap(Map<String, String> settings) {
         return new RedisBackplaneConfig(ConfigOptions.parse(OPTIONS, settings));
+    }
+
+    /** @return the table of {@link #OPTIONS} for {@code docs/cluster.md} */
+    public static String markdownTable() {
+        return ConfigOptions.markdownTable(OPTIONS);
     }
 
     /** @return {@link #URI} */

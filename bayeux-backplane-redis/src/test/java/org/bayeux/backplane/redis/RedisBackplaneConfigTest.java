@@ -3,6 +3,8 @@ package org.bayeux.backplane.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -38,6 +40,17 @@ class RedisBackplaneConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("operationTimeout");
         assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("nope", "1")))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("nope");
+    }
+
+    @Test
+    void documentationTableMatchesTheCode() throws Exception {
+        String begin = "<!-- BEGIN GENERATED: backplane options -->";
+        String end = "<!-- END GENERATED: backplane options -->";
+        String doc = Files.readString(Path.of("..", "docs", "cluster.md"));
+        assertThat(doc).contains(begin, end);
+        assertThat(doc.substring(doc.indexOf(begin) + begin.length(), doc.indexOf(end)).strip())
+                .as("docs/cluster.md is out of date; replace the table with:%n%s", RedisBackplaneConfig.markdownTable())
+                .isEqualTo(RedisBackplaneConfig.markdownTable().strip());
     }
 
     @Test

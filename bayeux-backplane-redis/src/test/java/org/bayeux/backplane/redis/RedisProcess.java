@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Assumptions;
  * synced on every write (what makes an acknowledged write survive a {@code kill -9}), stopped by its PID. Never the
  * system service, never port 6379.
  */
-final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable {
     /** Debian's package that brings the binary; {@code bin/bayeux test} installs it when missing. */
-    static final String PACKAGE = "redis-server";
+    public static final String PACKAGE = "redis-server";
     private static final Duration STARTUP = Duration.ofSeconds(15);
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
@@ -46,8 +46,9 @@ final class RedisProcess implements AutoCloseable {
      * {@code CI=true}, where it fails naming the package.
      *
      * @return the running server
+     * @throws IOException if the temporary directory cannot be made or the process not started
      */
-    static RedisProcess start() throws IOException {
+    public static RedisProcess start() throws IOException {
         String binary = binary();
         if (binary == null) {
             String message = "redis-server not found: install the Debian package '" + PACKAGE + "'";
@@ -101,7 +102,7 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** @return true if the server answers {@code PING} with {@code PONG} within a second */
-    boolean pings() {
+    public boolean pings() {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
             socket.setSoTimeout(1000);
@@ -125,31 +126,34 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** @return the URI to give a client */
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
-    int port() {
+    /** @return the server's port on 127.0.0.1 */
+    public int port() {
         return port;
     }
 
-    long pid() {
+    /** @return the server process's id */
+    public long pid() {
         return process.pid();
     }
 
-    boolean isAlive() {
+    /** @return true while the server process runs */
+    public boolean isAlive() {
         return process != null && process.isAlive();
     }
 
     /** {@code kill -9}: no shutdown, only what the append-only file already holds survives. */
-    void kill() {
+    public void kill() {
         Process current = process;
         current.destroyForcibly();
         waitFor(current, STOP_GRACE);
     }
 
     /** Starts the server again on the same port and directory, after {@link #kill()}. */
-    void restart() throws IOException {
+    public void restart() throws IOException {
         if (isAlive()) {
             throw new IllegalStateException("still running: pid " + pid());
         }
@@ -202,7 +206,8 @@ final class RedisProcess implements AutoCloseable {
         }
     }
 
-    Path directory() {
+    /** @return the server's directory: its append-only files and its log */
+    public Path directory() {
         return directory;
     }
 }
