@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.bayeux.api.Message;
@@ -256,6 +257,54 @@ class RedisBackplaneTest {
                     (x, y) -> Integer.compare(number(x), number(y)));
         }
         assertThat(onB).as("one order on every node").isEqualTo(onA);
+    }
+
+    @Test
+    void redisKilledUnderAStreamOfPublishesFromTwoNodesLosesNothingAcknowledged() throws Exception {
+        BayeuxEngine a = node();
+        BayeuxEngine b = node();
+        List<Object> onA = subscribe(connected(a, "listenerA"), "/stream");
+        List<Object> onB = subscribe(connected(b, "listenerB"), "/stream");
+        List<Object> acknowledged = new CopyOnWriteArrayList<>();
+        List<Object> refused = new CopyOnWriteArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<CompletableFuture<Void>> publishers = new ArrayList<>();
+        for (BayeuxEngine engine : List.of(a, b)) {
+            LocalSession speaker = connected(engine, "speaker");
+            String prefix = engine == a ? "a" : "b";
+            publishers.add(CompletableFuture.runAsync(() -> {
+                // Bounded: at most 5000 publishes, each answered within the operation timeout.
+                for (int i = 0; i < 5000 && !stop.get(); i++) {
+                    try {
+                        Message reply = publish(speaker, "/stream", prefix + i);
+                        (reply.isSuccessful() ? acknowledged : refused).add(prefix + i);
+                    } catch (Exception failed) {
+                        throw new IllegalStateException(failed);
+                    }
+                }
+            }));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.size() >= 100);
+        redis.kill();
+        await().atMost(Duration.ofSeconds(20)).until(() -> refused.size() >= 10);
+        redis.restart();
+        int before = acknowledged.size();
+        await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= before + 100);
+        stop.set(true);
+        for (CompletableFuture<Void> publisher : publishers) {
+            publisher.get(20, TimeUnit.SECONDS);
+        }
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> onA.containsAll(acknowledged) && onB.containsAll(acknowledged));
+        // Whatever came after the last acknowledged publish is in flight no more: both lists are complete.
+        await().atMost(Duration.ofSeconds(10)).until(() -> onA.size() == onB.size());
+        assertThat(onA).as("nothing delivered twice").doesNotHaveDuplicates();
+        assertThat(onB).as("one order on every node").isEqualTo(onA);
+        for (String prefix : List.of("a", "b")) {
+            List<Integer> numbers = onA.stream().map(d -> (String) d).filter(d -> d.startsWith(prefix))
+                    .map(d -> Integer.parseInt(d.substring(1))).toList();
+            assertThat(numbers).as("publisher %s's order", prefix).isSorted();
+        }
     }
 
     private static int number(Object data) {
