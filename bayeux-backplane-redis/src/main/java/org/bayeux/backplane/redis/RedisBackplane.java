@@ -128,8 +128,8 @@ public final class RedisBackplane implements Cluster {
     }
 
     /**
-     * @return true while this node reads its streams from Redis: it is connected and its last read succeeded (for
-     *         readiness)
+     * @return true while this node is connected to Redis for both reading its streams and publishing (for
+     *         readiness); false before the first connection and while Redis is away
      */
     public boolean isConnected() {
         StatefulRedisConnection<String, byte[]> connection = publishing;
