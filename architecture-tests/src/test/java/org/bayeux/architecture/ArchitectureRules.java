@@ -124,6 +124,20 @@ final class ArchitectureRules {
     }
 
     /**
+     * A cluster module ({@code backplane..}, e.g. the Redis backplane) builds on the engine's cluster SPI, its
+     * configuration types and {@code BayeuxEngine} only, beside the API and the Java client (for links).
+     */
+    static ArchRule backplanesUseOnlyTheClusterSpi(String root) {
+        return noClasses().that().resideInAPackage(root + ".backplane..")
+                .should().dependOnClassesThat(ours(root).and(not(resideInAnyPackage(root + ".api..",
+                        root + ".client..", root + ".backplane..", root + ".server.cluster..",
+                        root + ".server.config..")))
+                        .and(not(DescribedPredicate.describe("are BayeuxEngine",
+                                (JavaClass c) -> c.getName().equals(root + ".server.BayeuxEngine")))))
+                .because("a cluster joins engines through the cluster SPI (issue 18), never their internals");
+    }
+
+    /**
      * No class outside the engine uses {@code BayeuxServerImpl} or {@code ServerMessageImpl}, except the classes of
      * {@code allowList} (and their nested classes).
      */

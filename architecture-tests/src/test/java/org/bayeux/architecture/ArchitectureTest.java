@@ -37,6 +37,9 @@ class ArchitectureTest {
     static final ArchRule nothingDependsOnOort = ArchitectureRules.nothingDependsOnOort(ROOT);
 
     @ArchTest
+    static final ArchRule backplanesUseOnlyTheClusterSpi = ArchitectureRules.backplanesUseOnlyTheClusterSpi(ROOT);
+
+    @ArchTest
     static final ArchRule noEngineInternalsOutsideEngine =
             ArchitectureRules.noEngineInternalsOutsideEngine(ROOT, ENGINE_INTERNALS_ALLOW_LIST);
 
@@ -72,6 +75,7 @@ class ArchitectureTest {
                 "org.bayeux.transport.http.HttpTransport", "org.bayeux.transport.jetty.BayeuxHandler",
                 "org.bayeux.transport.servlet.BayeuxServlet", "org.bayeux.standalone.StandaloneServer",
                 "org.bayeux.client.BayeuxClient", "org.bayeux.load.LoadMain",
+                "org.bayeux.backplane.redis.RedisBackplane",
                 "org.bayeux.reference.cometd.CometDReferenceServer", "org.bayeux.testsupport.PausableProxy",
                 "org.bayeux.oort.Oort"}) {
             assertThat(classes.contain(anyClassOfEachModule)).as(anyClassOfEachModule).isTrue();

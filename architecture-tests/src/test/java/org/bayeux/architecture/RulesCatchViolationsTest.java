@@ -67,6 +67,14 @@ class RulesCatchViolationsTest {
     }
 
     @Test
+    void backplaneDependingOnMoreThanTheClusterSpiFails() {
+        assertThatThrownBy(() -> ArchitectureRules.backplanesUseOnlyTheClusterSpi(FIXTURE).check(BAD))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(FIXTURE + ".backplane.redis.BackplaneReachingEngine")
+                .hasMessageNotContaining("<" + FIXTURE + ".backplane.redis.FixtureBackplane");
+    }
+
+    @Test
     void engineInternalsOutsideTheEngineFailUnlessAllowListed() {
         Set<String> allowList = Set.of(FIXTURE + ".transport.http.LegacyTransport");
 

@@ -16,6 +16,7 @@ import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
+import org.bayeux.server.cluster.ClusterUnavailableException;
 import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
@@ -102,6 +103,8 @@ final class ClusterSeam implements ClusterNode {
             CompletionStage<Boolean> taken = current.publish(new ClusterMessage(channel.name(), message,
                     message.toJsonBytes(codec)));
             return taken == null ? CompletableFuture.completedFuture(Boolean.FALSE) : taken;
+        } catch (ClusterUnavailableException unavailable) {
+            return CompletableFuture.failedFuture(unavailable);
         } catch (RuntimeException failure) {
             QUIET.warn("cluster-publish", "The cluster failed to take a message", failure);
             return CompletableFuture.completedFuture(Boolean.FALSE);

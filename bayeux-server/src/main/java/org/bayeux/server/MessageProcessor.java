@@ -3,12 +3,14 @@ package org.bayeux.server;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.cluster.ClusterUnavailableException;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.Carrier;
 import org.slf4j.Logger;
@@ -156,8 +158,17 @@ final class MessageProcessor {
                 if (denial != null) {
                     return done(Outcome.reply(session, Outcome.fail(reply, 403, denial, "publish_denied")));
                 }
-                return publisher.publish(session, channel, message).thenApply(published -> {
-                    if (published) {
+                return publisher.publish(session, channel, message).handle((published, failure) -> {
+                    if (failure != null) {
+                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                                ? failure.getCause() : failure;
+                        if (!(cause instanceof ClusterUnavailableException)) {
+                            throw failure instanceof CompletionException ? (CompletionException) failure
+                                    : new CompletionException(failure);
+                        }
+                        // The cluster is out of reach for now: a clear error a client may retry on, no stack trace.
+                        Outcome.fail(reply, 503, "", ((ClusterUnavailableException) cause).reason());
+                    } else if (published) {
                         reply.setSuccessful(true);
                     } else {
                         Outcome.fail(reply, 404, "", "message_deleted");

@@ -38,6 +38,9 @@ final class LoopbackCluster implements Cluster {
 
     @Override
     public CompletionStage<Boolean> publish(ClusterMessage message) {
+        if (failure instanceof ClusterUnavailableException) {
+            return CompletableFuture.failedFuture(failure);
+        }
         if (failure != null) {
             throw failure;
         }
@@ -64,6 +67,7 @@ final class LoopbackCluster implements Cluster {
         return node;
     }
 
+    /** @param failure thrown by the next publishes; a {@link ClusterUnavailableException} fails their stage instead */
     void failWith(RuntimeException failure) {
         this.failure = failure;
     }

@@ -123,6 +123,22 @@ class TwoNodesInOneJvmTest {
     }
 
     @Test
+    void aClusterOutOfReachFailsThePublishWith503AndItsReason() throws Exception {
+        List<LoopbackCluster> network = new CopyOnWriteArrayList<>();
+        LoopbackCluster clusterA = new LoopbackCluster(network, true);
+        BayeuxEngine a = node(clusterA);
+        LocalSession speaker = connected(a, "speaker");
+        clusterA.failWith(new ClusterUnavailableException("backplane_unavailable", "Redis is away", null));
+        Message refused = publish(speaker, "/x", 1);
+        assertThat(refused.isSuccessful()).isFalse();
+        assertThat(refused.get(Message.ERROR_FIELD)).isEqualTo("503::backplane_unavailable");
+        clusterA.failWith(null);
+        assertThat(publish(speaker, "/x", 2).isSuccessful()).isTrue();
+        assertThatThrownBy(() -> new ClusterUnavailableException("Not a word", "x", null))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void theWayInRefusesWhatNoClientCouldPublish() {
         List<LoopbackCluster> network = new CopyOnWriteArrayList<>();
         LoopbackCluster cluster = new LoopbackCluster(network, false);

@@ -51,8 +51,14 @@ final class ServerCommandLine {
             description = "Server extensions to install, comma-separated: ack, timesync, timestamp.")
     List<String> extensions = new ArrayList<>();
 
+    @Option(names = "--backplane", paramLabel = "URI",
+            description = "Join the other nodes that name the same Redis (redis://HOST:PORT): publishes are stored "
+                    + "there and delivered on every node; its options (docs/cluster.md) go with --set.")
+    String backplane;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE",
-            description = "Set an engine or transport option (see docs/configuration.md); may be repeated.")
+            description = "Set an engine, transport or backplane option (see docs/configuration.md and "
+                    + "docs/cluster.md); may be repeated.")
     List<String> settings = new ArrayList<>();
 
     @Option(names = "--tls-keystore", paramLabel = "FILE", description = "TLS (HTTPS and WSS only; the browser "

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.bayeux.api.server.ServerExtension;
+import org.bayeux.backplane.redis.RedisBackplane;
+import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
@@ -41,6 +43,7 @@ public final class StandaloneServer implements AutoCloseable {
     private final Server jetty;
     private final ServerConnector connector;
     private final BayeuxEngine engine;
+    private final RedisBackplane backplane;
     private final ChatService chat;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
@@ -62,6 +65,11 @@ public final class StandaloneServer implements AutoCloseable {
         }
         for (String extension : extensions) {
             engine.addExtension(newExtension(extension));
+        }
+        // Redis need not be up yet: the node starts, publishes fail with 503::backplane_unavailable until it is.
+        backplane = options.backplaneConfig == null ? null : new RedisBackplane(options.backplaneConfig);
+        if (backplane != null) {
+            engine.setCluster(backplane);
         }
         chat = options.demo ? new ChatService(engine) : null;
         jetty = new Server();
@@ -190,6 +198,11 @@ public final class StandaloneServer implements AutoCloseable {
         return chat;
     }
 
+    /** @return the Redis backplane this node joined with {@code --backplane}, or null for a single node */
+    public RedisBackplane getBackplane() {
+        return backplane;
+    }
+
     /** @return the engine */
     public BayeuxEngine getEngine() {
         return engine;
@@ -248,6 +261,8 @@ public final class StandaloneServer implements AutoCloseable {
         java.util.List<String> extensions = new java.util.ArrayList<>();
         BayeuxServerConfig engineConfig;
         TransportConfig transportConfig;
+        /** The Redis backplane's settings, or null for a single node. */
+        RedisBackplaneConfig backplaneConfig;
         boolean forwarded;
         int maxConnections = 100_000;
         Duration headerTimeout = Duration.ofSeconds(20);
@@ -277,8 +292,9 @@ public final class StandaloneServer implements AutoCloseable {
             }
             Map<String, String> engineSettings = new LinkedHashMap<>();
             Map<String, String> transportSettings = new LinkedHashMap<>();
+            Map<String, String> backplaneSettings = new LinkedHashMap<>();
             for (String setting : line.settings) {
-                addSetting(setting, engineSettings, transportSettings);
+                addSetting(setting, engineSettings, transportSettings, backplaneSettings);
             }
             Map<String, Path> tlsFiles = new LinkedHashMap<>();
             putIfGiven(tlsFiles, "--tls-keystore", line.tlsKeyStore);
@@ -293,6 +309,7 @@ public final class StandaloneServer implements AutoCloseable {
             try {
                 options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
                 options.transportConfig = TransportConfig.fromMap(transportSettings);
+                options.backplaneConfig = backplaneConfig(line.backplane, backplaneSettings);
             } catch (InvalidConfigurationException bad) {
                 throw new IllegalArgumentException(bad.getMessage(), bad);
             }
@@ -356,7 +373,35 @@ public final class StandaloneServer implements AutoCloseable {
             return TlsKeys.fromPem(certificate, key);
         }
 
-        private static void addSetting(String setting, Map<String, String> engine, Map<String, String> transport) {
+        /** @return the backplane's settings with --backplane's URI, or null without --backplane */
+        private static RedisBackplaneConfig backplaneConfig(String uri, Map<String, String> settings) {
+            if (uri == null) {
+                if (!settings.isEmpty()) {
+                    throw new IllegalArgumentException("--set " + settings.keySet().iterator().next()
+                            + ": a backplane option, needs --backplane");
+                }
+                return null;
+            }
+            if (settings.containsKey(RedisBackplaneConfig.URI.key())) {
+                throw new IllegalArgumentException("--set " + RedisBackplaneConfig.URI.key()
+                        + ": give the URI with --backplane");
+            }
+            Map<String, String> all = new LinkedHashMap<>(settings);
+            all.put(RedisBackplaneConfig.URI.key(), uri);
+            RedisBackplaneConfig config;
+            try {
+                config = RedisBackplaneConfig.fromMap(all);
+            } catch (InvalidConfigurationException bad) {
+                if (RedisBackplaneConfig.URI.key().equals(bad.key())) {
+                    throw new IllegalArgumentException("--backplane " + uri + ": expected redis://HOST:PORT", bad);
+                }
+                throw bad;
+            }
+            return config;
+        }
+
+        private static void addSetting(String setting, Map<String, String> engine, Map<String, String> transport,
+                Map<String, String> backplane) {
             int equals = setting.indexOf('=');
             if (equals <= 0) {
                 throw new IllegalArgumentException("--set " + setting + ": expected KEY=VALUE");
@@ -367,8 +412,10 @@ public final class StandaloneServer implements AutoCloseable {
                 engine.put(key, value);
             } else if (isKey(TransportConfig.OPTIONS, key)) {
                 transport.put(key, value);
+            } else if (isKey(RedisBackplaneConfig.OPTIONS, key)) {
+                backplane.put(key, value);
             } else {
-                throw new IllegalArgumentException("--set " + key + ": unknown option; see docs/configuration.md");
+                throw new IllegalArgumentException("--set " + key + ": unknown option; see docs/configuration.md and docs/cluster.md");
             }
         }
 

@@ -1,0 +1,375 @@
+package org.bayeux.backplane.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.XAddArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.server.cluster.ClusterMessage;
+import org.bayeux.server.cluster.ClusterNode;
+import org.bayeux.server.cluster.ClusterUnavailableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Cluster} on Redis streams: every node's publishes are stored in Redis, and every node, the publisher's
+ * included, delivers them from there ({@link #deliversLocalPublishes()} is false), so every node sees one order per
+ * channel.
+ *
+ * <p><b>Fan-out.</b> A publish is appended ({@code XADD}, trimmed to about
+ * {@link RedisBackplaneConfig#STREAM_MAX_LENGTH} entries) to one of a fixed set of shard streams,
+ * {@code <keyPrefix>:fanout:{<n>}}, chosen by a hash of the channel name ({@link StreamShards}): one channel is
+ * always in one stream, so the stream's order is the channel's order. The publish's stage completes true only once
+ * Redis answered the append: acknowledged means stored. Each key carries its shard in a hash tag, so that on a Redis
+ * Cluster the shards spread over the masters.</p>
+ *
+ * <p><b>Why shard streams, not one stream per channel.</b> A node reads every shard. A stream per channel would let a
+ * node read only the channels its clients subscribe to, but a wildcard subscription ({@code /chat/**}) matches
+ * channels nobody has named yet, and a node would need to learn of every new channel before its first message: a
+ * fixed set of shards has no such race and bounds the number of streams a node reads whatever the number of channels.
+ * The price: a node reads messages of channels it has no subscriber for (the engine drops them at once); at tens of
+ * nodes that read cost is what Redis Cluster's shards spread.</p>
+ *
+ * <p><b>Reading.</b> One reader thread per node (never an engine or Lettuce thread) reads every shard with a blocking
+ * {@code XREAD} on its own connection, at most {@link RedisBackplaneConfig#READ_BATCH} entries per stream per read,
+ * and hands each entry, in order, to {@link ClusterNode#deliver}. It starts after the last entry each stream holds
+ * when the node starts, and remembers the last id it delivered of each stream: after a Redis disconnect it resumes
+ * from there, so nothing stored while it was away is lost and nothing is delivered twice (as long as the stream still
+ * holds that id: see {@link RedisBackplaneConfig#STREAM_MAX_LENGTH}).</p>
+ *
+ * <p><b>Redis away.</b> Commands are rejected at once while the connection is down, a publish fails after
+ * {@link RedisBackplaneConfig#OPERATION_TIMEOUT} at the latest, and at most
+ * {@link RedisBackplaneConfig#MAX_PENDING_PUBLISHES} wait at once; a publish Redis did not store fails its stage with
+ * a {@link ClusterUnavailableException}, so its publisher is answered {@code 503::backplane_unavailable}, while the
+ * node's local work goes on. Lettuce reconnects with a back-off capped at two
+ * seconds, and the reader resumes. A publish that timed out may still have been stored (Redis took it, the answer
+ * was lost): it is then delivered although its publisher was told it failed; never the other way round.</p>
+ *
+ * <p><b>Retries.</b> A publish whose {@code ext} carries an {@value #IDEMPOTENCY_KEY_FIELD} (a string of 1 to
+ * {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters; a client should use a random one, such as a UUID) is appended by a
+ * script that first checks whether that key was seen on that channel within
+ * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}: a retry is then acknowledged without being stored again.</p>
+ *
+ * <p>Not built yet: history, offsets and recovery for clients, presence, Redis Cluster
+ * connections (the keys are ready for it), membership ({@code joined}/{@code left} are not reported).</p>
+ */
+public final class RedisBackplane implements Cluster {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisBackplane.class);
+    /** The field of a stream entry that holds the message's JSON. */
+    static final String MESSAGE_FIELD = "m";
+    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** The field of a publish's {@code ext} whose string makes a retry of it not stored twice. */
+    public static final String IDEMPOTENCY_KEY_FIELD = "idempotencyKey";
+    /** The longest idempotency key taken; a longer one is ignored. */
+    public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+    /**
+     * KEYS[1] the channel's stream, KEYS[2] the idempotency key's memory (same hash tag); ARGV[1] the stream's max
+     * length, ARGV[2] the message, ARGV[3] how long to remember, in ms. Returns the entry's id, the first one's for a
+     * retry.
+     */
+    private static final String APPEND_ONCE = String.join("\n",
+            "local first = redis.call('GET', KEYS[2])",
+            "if first then return first end",
+            "local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '" + MESSAGE_FIELD + "', ARGV[2])",
+            "redis.call('SET', KEYS[2], id, 'PX', ARGV[3])",
+            "return id");
+    /** The reason of a publish's error while Redis is out of reach: {@code 503::backplane_unavailable}. */
+    public static final String UNAVAILABLE = "backplane_unavailable";
+
+    private final RedisBackplaneConfig config;
+    private final StreamShards shards;
+    private final AtomicInteger pendingPublishes = new AtomicInteger();
+    private final XAddArgs appendArgs;
+    private volatile ClusterNode node;
+    private volatile boolean running;
+    private volatile ClientResources resources;
+    private volatile RedisClient client;
+    private volatile StatefulRedisConnection<String, byte[]> publishing;
+    private volatile Thread reader;
+    private volatile boolean readerConnected;
+
+    /** @param config where Redis is, and the bounds */
+    public RedisBackplane(RedisBackplaneConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.shards = new StreamShards(config.keyPrefix(), config.shards());
+        this.appendArgs = new XAddArgs().maxlen(config.streamMaxLength()).approximateTrimming();
+    }
+
+    /** @return a builder for embedding, starting from {@link RedisBackplaneConfig#defaults()} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the settings */
+    public RedisBackplaneConfig config() {
+        return config;
+    }
+
+    /**
+     * @return true while this node is connected to Redis for both reading its streams and publishing (for
+     *         readiness); false before the first connection and while Redis is away
+     */
+    public boolean isConnected() {
+        StatefulRedisConnection<String, byte[]> connection = publishing;
+        return readerConnected && connection != null && connection.isOpen();
+    }
+
+    @Override
+    public synchronized void start(ClusterNode node) {
+        if (running) {
+            throw new IllegalStateException("already started");
+        }
+        this.node = Objects.requireNonNull(node, "node");
+        running = true;
+        resources = ClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), MAX_BACKOFF, 2, TimeUnit.MILLISECONDS))
+                .build();
+        client = RedisClient.create(resources, RedisURI.create(config.uri()));
+        client.setOptions(ClientOptions.builder().autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(config.maxPendingPublishes())
+                .socketOptions(SocketOptions.builder().connectTimeout(config.operationTimeout()).build())
+                .build());
+        StreamReader loop = new StreamReader(this, client, shards, config, node);
+        Thread thread = new Thread(loop::run, "redis-backplane-reader");
+        thread.setDaemon(true);
+        reader = thread;
+        thread.start();
+    }
+
+    /**
+     * Called by the reader once it knows where each stream starts: only then may this node publish, so that nothing
+     * it stores can be missed by its own reader.
+     */
+    void readerPositioned() {
+        if (!running || publishing != null) {
+            return;
+        }
+        StatefulRedisConnection<String, byte[]> connection = client.connect(CODEC);
+        synchronized (this) {
+            if (running && publishing == null) {
+                publishing = connection;
+                LOG.info("Redis backplane connected to {} ({} shard streams)", redactedUri(), shards.count());
+                return;
+            }
+        }
+        connection.closeAsync();
+    }
+
+    void readerConnected(boolean connected) {
+        if (readerConnected != connected) {
+            readerConnected = connected;
+            if (connected) {
+                LOG.info("Redis backplane reading from {}", redactedUri());
+            } else {
+                LOG.warn("Redis backplane lost {}: publishes fail until it is back", redactedUri());
+            }
+        }
+    }
+
+    boolean isRunning() {
+        return running;
+    }
+
+    static RedisCodec<String, byte[]> codec() {
+        return CODEC;
+    }
+
+    static Duration maxBackoff() {
+        return MAX_BACKOFF;
+    }
+
+    @Override
+    public void stop() {
+        Thread thread;
+        synchronized (this) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            thread = reader;
+            publishing = null;
+            reader = null;
+        }
+        if (thread != null) {
+            thread.interrupt();
+            LockSupport.unpark(thread);
+            try {
+                thread.join(config.readBlock().plus(config.operationTimeout()).plusSeconds(1).toMillis());
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        // Closes every connection of the client: the publishing one and the reader's.
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        readerConnected = false;
+        node = null;
+    }
+
+    @Override
+    public CompletionStage<Boolean> publish(ClusterMessage message) {
+        StatefulRedisConnection<String, byte[]> connection = publishing;
+        if (connection == null || !connection.isOpen()) {
+            return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
+        }
+        if (pendingPublishes.incrementAndGet() > config.maxPendingPublishes()) {
+            pendingPublishes.decrementAndGet();
+            return CompletableFuture.failedFuture(unavailable(config.maxPendingPublishes()
+                    + " publishes already wait for Redis", null));
+        }
+        CompletableFuture<?> append;
+        CompletableFuture<?> stored;
+        try {
+            append = append(connection, message);
+            stored = append.copy().orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException rejected) {
+            append = null;
+            stored = CompletableFuture.failedFuture(rejected);
+        }
+        CompletableFuture<?> command = append;
+        return stored.handle((id, failure) -> {
+            pendingPublishes.decrementAndGet();
+            if (failure != null) {
+                if (command != null) {
+                    // A command still queued in Lettuce (written to a connection that died) would be sent again
+                    // after the reconnect: cancelled, it is not, and a publish told it failed is not stored later.
+                    command.cancel(false);
+                }
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                LOG.debug("Redis backplane could not store a publish to {}: {}", message.channel(), cause.toString());
+                throw unavailable(cause instanceof TimeoutException
+                        ? "Redis did not store the message within " + config.operationTimeout() : cause.toString(),
+                        cause);
+            }
+            return Boolean.TRUE;
+        });
+    }
+
+    /**
+     * Appends to the channel's stream; with an idempotency key, through a script that appends only if the key is not
+     * remembered yet, and remembers it for {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
+     */
+    private CompletableFuture<?> append(StatefulRedisConnection<String, byte[]> connection, ClusterMessage message) {
+        String stream = shards.keyOf(message.channel());
+        String idempotencyKey = idempotencyKeyOf(message);
+        if (idempotencyKey == null) {
+            return connection.async().xadd(stream, appendArgs, Map.of(MESSAGE_FIELD, message.json()))
+                    .toCompletableFuture();
+        }
+        String remembered = shards.idempotencyKeyOf(message.channel(), idempotencyKey);
+        RedisFuture<byte[]> appended = connection.async().eval(APPEND_ONCE, ScriptOutputType.VALUE,
+                new String[] {stream, remembered}, ascii(config.streamMaxLength()), message.json(),
+                ascii(config.idempotencyWindow().toMillis()));
+        return appended.toCompletableFuture();
+    }
+
+    /**
+     * @return the publish's {@code ext.idempotencyKey}, or null if it has none or one that is not a string of 1 to
+     *         {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters (then ignored)
+     */
+    static String idempotencyKeyOf(ClusterMessage message) {
+        Map<String, Object> ext = message.message().getExt();
+        Object key = ext == null ? null : ext.get(IDEMPOTENCY_KEY_FIELD);
+        if (key instanceof String && !((String) key).isEmpty()
+                && ((String) key).length() <= MAX_IDEMPOTENCY_KEY_LENGTH) {
+            return (String) key;
+        }
+        return null;
+    }
+
+    private static byte[] ascii(long number) {
+        return Long.toString(number).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * @return the failure of a publish Redis did not store: the publisher is answered
+     *         {@code 503::backplane_unavailable}
+     */
+    private static ClusterUnavailableException unavailable(String why, Throwable cause) {
+        return new ClusterUnavailableException(UNAVAILABLE, "Redis backplane unavailable: " + why, cause);
+    }
+
+    @Override
+    public boolean deliversLocalPublishes() {
+        return false;
+    }
+
+    /** @return the URI without a password, for logs */
+    private String redactedUri() {
+        RedisURI uri = RedisURI.create(config.uri());
+        return uri.getHost() + ":" + uri.getPort();
+    }
+
+    /** Builds a backplane for embedding: {@code RedisBackplane.builder().uri("redis://h:6379").build()}. */
+    public static final class Builder {
+        private final RedisBackplaneConfig.Builder config = RedisBackplaneConfig.builder();
+
+        private Builder() {
+        }
+
+        /**
+         * @param uri {@link RedisBackplaneConfig#URI}
+         * @return this builder
+         */
+        public Builder uri(String uri) {
+            config.uri(uri);
+            return this;
+        }
+
+        /**
+         * @param maxLength {@link RedisBackplaneConfig#STREAM_MAX_LENGTH}
+         * @return this builder
+         */
+        public Builder streamMaxLength(int maxLength) {
+            config.streamMaxLength(maxLength);
+            return this;
+        }
+
+        /**
+         * @param timeout {@link RedisBackplaneConfig#OPERATION_TIMEOUT}
+         * @return this builder
+         */
+        public Builder operationTimeout(Duration timeout) {
+            config.operationTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * @param window {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}
+         * @return this builder
+         */
+        public Builder idempotencyWindow(Duration window) {
+            config.idempotencyWindow(window);
+            return this;
+        }
+
+        /** @return the backplane, not started: give it to {@code BayeuxEngine.setCluster} */
+        public RedisBackplane build() {
+            return new RedisBackplane(config.build());
+        }
+    }
+}

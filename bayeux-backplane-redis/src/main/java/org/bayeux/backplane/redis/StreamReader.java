@@ -1,0 +1,135 @@
+package org.bayeux.backplane.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.bayeux.server.cluster.ClusterNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The loop of a node's reader thread: positions itself after the last entry of each shard stream, then reads every
+ * stream from the last id it delivered, in bounded batches, and hands each entry in order to the node. A failure
+ * (Redis away) waits with a back-off and tries again from the same ids, so a disconnect loses and repeats nothing.
+ */
+final class StreamReader {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamReader.class);
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(20);
+
+    private final RedisBackplane backplane;
+    private final RedisClient client;
+    private final StreamShards shards;
+    private final RedisBackplaneConfig config;
+    private final ClusterNode node;
+    /** The last id delivered of each shard stream; null until positioned. Read and written by the reader only. */
+    private final String[] lastIds;
+    private StatefulRedisConnection<String, byte[]> connection;
+
+    StreamReader(RedisBackplane backplane, RedisClient client, StreamShards shards, RedisBackplaneConfig config,
+            ClusterNode node) {
+        this.backplane = backplane;
+        this.client = client;
+        this.shards = shards;
+        this.config = config;
+        this.node = node;
+        this.lastIds = new String[shards.count()];
+    }
+
+    void run() {
+        Duration backoff = FIRST_BACKOFF;
+        while (backplane.isRunning()) {
+            try {
+                if (connection == null) {
+                    connect();
+                }
+                if (lastIds[0] == null) {
+                    position();
+                }
+                backplane.readerPositioned();
+                if (!connection.isOpen()) {
+                    throw new IllegalStateException("not connected");
+                }
+                backplane.readerConnected(true);
+                readOnce();
+                backoff = FIRST_BACKOFF;
+            } catch (RuntimeException failure) {
+                if (!backplane.isRunning()) {
+                    break;
+                }
+                backplane.readerConnected(false);
+                LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
+                LockSupport.parkNanos(this, backoff.toNanos());
+                backoff = backoff.multipliedBy(2).compareTo(RedisBackplane.maxBackoff()) > 0
+                        ? RedisBackplane.maxBackoff() : backoff.multipliedBy(2);
+            }
+        }
+        // The connection is closed with the client, by RedisBackplane.stop().
+    }
+
+    private void connect() {
+        StatefulRedisConnection<String, byte[]> connected = client.connect(RedisBackplane.codec());
+        // A blocking read waits up to readBlock, and Redis then has the operation timeout to answer.
+        connected.setTimeout(config.readBlock().plus(config.operationTimeout()));
+        connection = connected;
+    }
+
+    /** Starts each stream after the last entry it holds now: this node delivers what is published from now on. */
+    private void position() {
+        RedisCommands<String, byte[]> commands = connection.sync();
+        String[] positions = new String[lastIds.length];
+        for (int shard = 0; shard < positions.length; shard++) {
+            List<StreamMessage<String, byte[]>> last = commands.xrevrange(shards.key(shard), Range.unbounded(),
+                    Limit.from(1));
+            positions[shard] = last.isEmpty() ? "0-0" : last.get(0).getId();
+        }
+        System.arraycopy(positions, 0, lastIds, 0, positions.length);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void readOnce() {
+        XReadArgs.StreamOffset<String>[] offsets = new XReadArgs.StreamOffset[lastIds.length];
+        for (int shard = 0; shard < lastIds.length; shard++) {
+            offsets[shard] = XReadArgs.StreamOffset.from(shards.key(shard), lastIds[shard]);
+        }
+        XReadArgs args = XReadArgs.Builder.block(config.readBlock()).count(config.readBatch());
+        List<StreamMessage<String, byte[]>> entries = connection.sync().xread(args, offsets);
+        if (entries == null) {
+            return;
+        }
+        for (StreamMessage<String, byte[]> entry : entries) {
+            int shard = shards.indexOf(entry.getStream());
+            if (shard < 0) {
+                continue;
+            }
+            deliver(entry);
+            lastIds[shard] = entry.getId();
+        }
+    }
+
+    private void deliver(StreamMessage<String, byte[]> entry) {
+        byte[] json = entry.getBody() == null ? null : entry.getBody().get(RedisBackplane.MESSAGE_FIELD);
+        if (json == null) {
+            LOG.warn("Redis backplane skipped entry {} of {}: no message field", entry.getId(), entry.getStream());
+            return;
+        }
+        try {
+            node.deliver(json);
+        } catch (RuntimeException refused) {
+            // Skipped, not retried: the same bytes would fail again on every read. The body reaches DEBUG only.
+            LOG.warn("Redis backplane skipped entry {} of {} ({} bytes): {}", entry.getId(), entry.getStream(),
+                    json.length, refused.getMessage());
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Skipped entry body: {}", new String(json, StandardCharsets.UTF_8));
+            }
+        }
+    }
+}

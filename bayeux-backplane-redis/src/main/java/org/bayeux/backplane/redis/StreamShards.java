@@ -1,0 +1,59 @@
+package org.bayeux.backplane.redis;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The fan-out streams and which channel goes to which: {@code <prefix>:fanout:{<n>}}, n from 0, chosen by
+ * {@link String#hashCode()} of the channel name, which the Java language fixes, so that every node, whatever its
+ * JVM, puts a channel in the same stream. The shard number is the key's hash tag: on a Redis Cluster each stream
+ * lives on the master of its tag's slot. A publish's idempotency key lives beside its channel's stream:
+ * {@code <prefix>:idem:{<n>}:<channel length>:<channel>:<key>}.
+ */
+final class StreamShards {
+    private final String prefix;
+    private final List<String> keys;
+    private final Map<String, Integer> indexes = new HashMap<>();
+
+    StreamShards(String prefix, int count) {
+        this.prefix = prefix;
+        String[] names = new String[count];
+        for (int shard = 0; shard < count; shard++) {
+            names[shard] = prefix + ":fanout:{" + shard + "}";
+            indexes.put(names[shard], shard);
+        }
+        this.keys = List.of(names);
+    }
+
+    int count() {
+        return keys.size();
+    }
+
+    /** @return the stream a channel's messages go to */
+    String keyOf(String channel) {
+        return keys.get(shardOf(channel));
+    }
+
+    /**
+     * @return the key that remembers a publish's idempotency key on a channel: in the hash tag of the channel's
+     *         stream, so that one script can check it and append (one slot on a Redis Cluster)
+     */
+    String idempotencyKeyOf(String channel, String idempotencyKey) {
+        return prefix + ":idem:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel + ":" + idempotencyKey;
+    }
+
+    private int shardOf(String channel) {
+        return Math.floorMod(channel.hashCode(), keys.size());
+    }
+
+    String key(int shard) {
+        return keys.get(shard);
+    }
+
+    /** @return the shard of a stream key, or -1 if it is none of ours */
+    int indexOf(String key) {
+        Integer index = indexes.get(key);
+        return index == null ? -1 : index;
+    }
+}

@@ -1,0 +1,92 @@
+package org.bayeux.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.bayeux.api.Message;
+import org.bayeux.backplane.redis.RedisProcess;
+import org.bayeux.client.BayeuxClient;
+import org.bayeux.client.BayeuxClientConfig;
+import org.bayeux.client.transport.ClientTransport;
+import org.junit.jupiter.api.Test;
+
+/** {@code bin/bayeux server --backplane redis://…}: two standalone servers joined by a redis-server of the test's own. */
+class StandaloneBackplaneTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    @Test
+    void backplaneOptionsAreParsedWithTheirSettings() {
+        StandaloneServer.Options options = StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+                "--set", "operationTimeout=700ms", "--set", "streamMaxLength=5000", "--set", "timeout=5s");
+        assertThat(options.backplaneConfig.uri()).isEqualTo("redis://127.0.0.1:7001");
+        assertThat(options.backplaneConfig.operationTimeout()).isEqualTo(Duration.ofMillis(700));
+        assertThat(options.backplaneConfig.streamMaxLength()).isEqualTo(5000);
+        assertThat(options.engineConfig.timeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(StandaloneServer.Options.parse().backplaneConfig).as("a single node by default").isNull();
+    }
+
+    @Test
+    void badBackplaneOptionsFailNamingWhatIsWrong() {
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "http://127.0.0.1:7001"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--backplane http://127.0.0.1:7001: expected redis://HOST:PORT");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "shards=4"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--set shards: a backplane option");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+                "--set", "operationTimeout=forever"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout=forever");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+                "--set", "redisUri=redis://127.0.0.1:7002"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the URI with --backplane");
+    }
+
+    @Test
+    void twoServersWithTheSameBackplaneDeliverEachOthersPublishes() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                StandaloneServer a = server(redis);
+                StandaloneServer b = server(redis)) {
+            await("both nodes read from Redis").atMost(WAIT)
+                    .until(() -> a.getBackplane().isConnected() && b.getBackplane().isConnected());
+            BayeuxClient onA = client(a, ClientTransport.WEBSOCKET);
+            BayeuxClient onB = client(b, ClientTransport.LONG_POLLING);
+            try {
+                BlockingQueue<Object> receivedOnA = subscribe(onA);
+                BlockingQueue<Object> receivedOnB = subscribe(onB);
+                Message reply = onA.getChannel("/chat/room").publishAsync("hello")
+                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertThat(reply.isSuccessful()).isTrue();
+                assertThat(receivedOnB.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("hello");
+                assertThat(receivedOnA.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("hello");
+            } finally {
+                onA.close();
+                onB.close();
+            }
+        }
+    }
+
+    private static StandaloneServer server(RedisProcess redis) throws Exception {
+        return new StandaloneServer(StandaloneServer.Options.parse("--backplane", redis.uri(), "--set", "timeout=5s")
+                .port(0).host("127.0.0.1"));
+    }
+
+    private static BayeuxClient client(StandaloneServer server, String transport) throws Exception {
+        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(
+                "http://127.0.0.1:" + server.getPort() + "/bayeux").transports(transport).build());
+        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
+        return client;
+    }
+
+    private static BlockingQueue<Object> subscribe(BayeuxClient client) throws Exception {
+        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+        Message reply = client.getChannel("/chat/room").subscribeAsync((c, m) -> received.add(m.getData()))
+                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(reply.isSuccessful()).isTrue();
+        return received;
+    }
+}
