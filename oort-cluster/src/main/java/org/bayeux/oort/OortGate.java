@@ -34,6 +34,8 @@ final class OortGate implements ServerExtension {
     private final JoinProof proof;
     private final String self;
     private final Runnable onRefusedJoin;
+    /** Refused joins are an attacker's to send: one log line per period at most. */
+    private final RefusalLog refusals = new RefusalLog(LOG::warn, System::nanoTime);
 
     OortGate(JoinProof proof, String self, Runnable onRefusedJoin) {
         this.proof = proof;
@@ -66,8 +68,7 @@ final class OortGate implements ServerExtension {
             }
             JoinProof.Peer peer = proof.verify(ext.get(JoinProof.EXT), self);
             if (peer == null) {
-                LOG.warn("Oort refused a join that claims to be {}: its proof of the secret is not good (wrong"
-                        + " secret, stale, replayed or made for another node)", claimedUrl(ext.get(JoinProof.EXT)));
+                refusals.refused(claimedUrl(ext.get(JoinProof.EXT)));
                 onRefusedJoin.run();
                 return false;
             }
