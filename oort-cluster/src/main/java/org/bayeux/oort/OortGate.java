@@ -96,8 +96,10 @@ final class OortGate implements ServerExtension {
     static final class Policy implements SecurityPolicy {
         private final SecurityPolicy application;
 
+        /** @param application the application's policy; null allows what the protocol allows */
         Policy(SecurityPolicy application) {
-            this.application = application;
+            this.application = application != null ? application : new SecurityPolicy() {
+            };
         }
 
         SecurityPolicy application() {
@@ -115,8 +117,6 @@ final class OortGate implements ServerExtension {
             } else if (claim != null) {
                 // A claim the gate did not verify: never hand it to the application as if it were a user.
                 promise.succeed(false);
-            } else if (application == null) {
-                promise.succeed(true);
             } else {
                 application.canHandshake(server, session, message, promise);
             }
@@ -127,8 +127,6 @@ final class OortGate implements ServerExtension {
                 Promise<Boolean> promise) {
             if (isReserved(channel.name())) {
                 promise.succeed(session == null || peerOf(session) != null);
-            } else if (application == null) {
-                promise.succeed(true);
             } else {
                 application.canCreate(server, session, channel, message, promise);
             }
@@ -139,8 +137,6 @@ final class OortGate implements ServerExtension {
                 ServerMessage message, Promise<Boolean> promise) {
             if (isReserved(channel.getId())) {
                 promise.succeed(peerOf(session) != null);
-            } else if (application == null) {
-                promise.succeed(true);
             } else {
                 application.canSubscribe(server, session, channel, message, promise);
             }
@@ -151,8 +147,6 @@ final class OortGate implements ServerExtension {
                 ServerMessage message, Promise<Boolean> promise) {
             if (isReserved(channel.getId())) {
                 promise.succeed(peerOf(session) != null);
-            } else if (application == null) {
-                promise.succeed(true);
             } else {
                 application.canPublish(server, session, channel, message, promise);
             }
