@@ -14,11 +14,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.XAddArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
@@ -84,24 +81,14 @@ public final class RedisBackplane implements Cluster {
     public static final String IDEMPOTENCY_KEY_FIELD = "idempotencyKey";
     /** The longest idempotency key taken; a longer one is ignored. */
     public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 128;
-    /**
-     * KEYS[1] the channel's stream, KEYS[2] the idempotency key's memory (same hash tag); ARGV[1] the stream's max
-     * length, ARGV[2] the message, ARGV[3] how long to remember, in ms. Returns the entry's id, the first one's for a
-     * retry.
-     */
-    private static final String APPEND_ONCE = String.join("\n",
-            "local first = redis.call('GET', KEYS[2])",
-            "if first then return first end",
-            "local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '" + MESSAGE_FIELD + "', ARGV[2])",
-            "redis.call('SET', KEYS[2], id, 'PX', ARGV[3])",
-            "return id");
     /** The reason of a publish's error while Redis is out of reach: {@code 503::backplane_unavailable}. */
     public static final String UNAVAILABLE = "backplane_unavailable";
 
     private final RedisBackplaneConfig config;
     private final StreamShards shards;
     private final AtomicInteger pendingPublishes = new AtomicInteger();
-    private final XAddArgs appendArgs;
+    private final HistoryRules history;
+    private volatile RecoveryExtension recovery;
     private volatile ClusterNode node;
     private volatile boolean running;
     private volatile ClientResources resources;
@@ -114,7 +101,8 @@ public final class RedisBackplane implements Cluster {
     public RedisBackplane(RedisBackplaneConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
-        this.appendArgs = new XAddArgs().maxlen(config.streamMaxLength()).approximateTrimming();
+        this.history = new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(),
+                config.historyAge());
     }
 
     /** @return a builder for embedding, starting from {@link RedisBackplaneConfig#defaults()} */
@@ -152,6 +140,8 @@ public final class RedisBackplane implements Cluster {
                 .requestQueueSize(config.maxPendingPublishes())
                 .socketOptions(SocketOptions.builder().connectTimeout(config.operationTimeout()).build())
                 .build());
+        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer());
+        node.server().addExtension(recovery);
         StreamReader loop = new StreamReader(this, client, shards, config, node);
         Thread thread = new Thread(loop::run, "redis-backplane-reader");
         thread.setDaemon(true);
@@ -226,6 +216,11 @@ public final class RedisBackplane implements Cluster {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
         readerConnected = false;
+        RecoveryExtension installed = recovery;
+        if (installed != null) {
+            node.server().removeExtension(installed);
+            recovery = null;
+        }
         node = null;
     }
 
@@ -270,21 +265,47 @@ public final class RedisBackplane implements Cluster {
     }
 
     /**
-     * Appends to the channel's stream; with an idempotency key, through a script that appends only if the key is not
-     * remembered yet, and remembers it for {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
+     * Stores the message by the {@link HistoryStore#PUBLISH publish script}: its channel's next offset, its history,
+     * its shard's fan-out stream; with an idempotency key, only if the key is not remembered yet, and remembers it for
+     * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
      */
     private CompletableFuture<?> append(StatefulRedisConnection<String, byte[]> connection, ClusterMessage message) {
-        String stream = shards.keyOf(message.channel());
+        String channel = message.channel();
         String idempotencyKey = idempotencyKeyOf(message);
-        if (idempotencyKey == null) {
-            return connection.async().xadd(stream, appendArgs, Map.of(MESSAGE_FIELD, message.json()))
-                    .toCompletableFuture();
+        String[] keys = idempotencyKey == null
+                ? new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel)}
+                : new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel),
+                    shards.idempotencyKeyOf(channel, idempotencyKey)};
+        HistoryRules.Rule rule = history.ruleFor(channel);
+        return HistoryStore.publish(connection, keys, message.json(), ascii(config.streamMaxLength()),
+                ascii(rule.size()), ascii(rule.age().toMillis()), ascii(config.historyMetaTtl().toMillis()),
+                HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.idempotencyWindow().toMillis()));
+    }
+
+    /**
+     * Reads what a subscriber missed on a channel since its position, by the {@link HistoryStore#RECOVER recover
+     * script}; also tells a subscriber without a position the channel's current one.
+     *
+     * @param channel a plain channel
+     * @param offset the last offset the subscriber has, or -1 for none
+     * @param epoch the epoch of that offset, or "" for none
+     * @return what Redis has; failed with a {@link ClusterUnavailableException} if Redis is away
+     */
+    CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch) {
+        StatefulRedisConnection<String, byte[]> connection = publishing;
+        if (connection == null || !connection.isOpen()) {
+            return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
         }
-        String remembered = shards.idempotencyKeyOf(message.channel(), idempotencyKey);
-        RedisFuture<byte[]> appended = connection.async().eval(APPEND_ONCE, ScriptOutputType.VALUE,
-                new String[] {stream, remembered}, ascii(config.streamMaxLength()), message.json(),
-                ascii(config.idempotencyWindow().toMillis()));
-        return appended.toCompletableFuture();
+        HistoryRules.Rule rule = history.ruleFor(channel);
+        try {
+            return HistoryStore.recover(connection, new String[] {shards.metaKeyOf(channel),
+                shards.historyKeyOf(channel)}, ascii(offset), HistoryStore.ascii(epoch),
+                    ascii(config.recoveryMaxMessages()), ascii(rule.age().toMillis()),
+                    HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.historyMetaTtl().toMillis()))
+                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException rejected) {
+            return CompletableFuture.failedFuture(rejected);
+        }
     }
 
     /**
