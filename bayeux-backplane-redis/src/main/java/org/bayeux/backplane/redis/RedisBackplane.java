@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * included, delivers them from there ({@link #deliversLocalPublishes()} is false), so every node sees one order per
  * channel.
  *
- * <p><b>Fan-out.</b> A publish is appended ({@code XADD}, trimmed to about
+ * <p><b>Fan-out.</b> A publish is appended by a script ({@link HistoryStore#PUBLISH}; {@code XADD}, trimmed to about
  * {@link RedisBackplaneConfig#STREAM_MAX_LENGTH} entries) to one of a fixed set of shard streams,
  * {@code <keyPrefix>:fanout:{<n>}}, chosen by a hash of the channel name ({@link StreamShards}): one channel is
  * always in one stream, so the stream's order is the channel's order. The publish's stage completes true only once
@@ -68,8 +68,14 @@ import org.slf4j.LoggerFactory;
  * script that first checks whether that key was seen on that channel within
  * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}: a retry is then acknowledged without being stored again.</p>
  *
- * <p>Not built yet: history, offsets and recovery for clients, presence, Redis Cluster
- * connections (the keys are ready for it), membership ({@code joined}/{@code left} are not reported).</p>
+ * <p><b>History and recovery.</b> The publish script also gives the message its channel's next offset (within the
+ * channel's epoch) and appends it to the channel's history, bounded per channel pattern
+ * ({@link RedisBackplaneConfig#HISTORY_RULES}); every node delivers each message with its position in
+ * {@code ext.position}, and a {@link RecoveryExtension} answers subscribes that carry a client's last position with
+ * what it missed ({@link HistoryStore}; the wire is in {@code docs/protocol.md}).</p>
+ *
+ * <p>Not built yet: presence, Redis Cluster connections (the keys are ready for it), membership
+ * ({@code joined}/{@code left} are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(RedisBackplane.class);
