@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
@@ -52,11 +53,14 @@ final class RecoveryExtension implements ServerExtension {
     private final RedisBackplane backplane;
     private final BayeuxServer server;
     private final int bufferMax;
+    /** Where recoveries complete and queue their messages: never a Lettuce I/O thread. */
+    private final Executor executor;
     private final JsonCodec codec;
     private final ConcurrentMap<String, Holder> sessions = new ConcurrentHashMap<>();
 
-    RecoveryExtension(RedisBackplane backplane, BayeuxServer server, int bufferMax) {
+    RecoveryExtension(RedisBackplane backplane, BayeuxServer server, int bufferMax, Executor executor) {
         this.backplane = backplane;
+        this.executor = executor;
         this.server = server;
         this.bufferMax = bufferMax;
         this.codec = findCodec();
@@ -168,7 +172,7 @@ final class RecoveryExtension implements ServerExtension {
                 promise.succeed(true);
                 holder.release(pending, usable);
             }
-        });
+        }, executor);
     }
 
     /** @return the history entry as a message with its position, or null if it does not parse */

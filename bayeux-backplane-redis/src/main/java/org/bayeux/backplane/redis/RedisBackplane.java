@@ -7,6 +7,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -83,6 +85,8 @@ public final class RedisBackplane implements Cluster {
     static final String MESSAGE_FIELD = "m";
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** Threads that queue recovered messages to sessions (each recovery is bounded by recoveryMaxMessages). */
+    private static final int RECOVERY_THREADS = 2;
     /** The field of a publish's {@code ext} whose string makes a retry of it not stored twice. */
     public static final String IDEMPOTENCY_KEY_FIELD = "idempotencyKey";
     /** The longest idempotency key taken; a longer one is ignored. */
@@ -95,6 +99,7 @@ public final class RedisBackplane implements Cluster {
     private final AtomicInteger pendingPublishes = new AtomicInteger();
     private final HistoryRules history;
     private volatile RecoveryExtension recovery;
+    private volatile ExecutorService recoveries;
     private volatile ClusterNode node;
     private volatile boolean running;
     private volatile ClientResources resources;
@@ -146,7 +151,12 @@ public final class RedisBackplane implements Cluster {
                 .requestQueueSize(config.maxPendingPublishes())
                 .socketOptions(SocketOptions.builder().connectTimeout(config.operationTimeout()).build())
                 .build());
-        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer());
+        recoveries = Executors.newFixedThreadPool(RECOVERY_THREADS, runnable -> {
+            Thread thread = new Thread(runnable, "redis-backplane-recovery");
+            thread.setDaemon(true);
+            return thread;
+        });
+        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), recoveries);
         node.server().addExtension(recovery);
         StreamReader loop = new StreamReader(this, client, shards, config, node);
         Thread thread = new Thread(loop::run, "redis-backplane-reader");
@@ -226,6 +236,11 @@ public final class RedisBackplane implements Cluster {
         if (installed != null) {
             node.server().removeExtension(installed);
             recovery = null;
+        }
+        ExecutorService executor = recoveries;
+        if (executor != null) {
+            executor.shutdownNow();
+            recoveries = null;
         }
         node = null;
     }

@@ -191,8 +191,18 @@ class RecoveryTest {
 
     @Test
     void aClientAwayLongerThanTheHistoryIsToldRecoveredFalseAndGoesOnLive() throws Exception {
-        Node a = node(RedisBackplaneConfig.builder().historyRules("/chat/**=10/10m"));
-        Node b = node(RedisBackplaneConfig.builder().historyRules("/chat/**=10/10m"));
+        awayTooLong(RedisBackplaneConfig.builder().historyRules("/chat/**=10/10m"));
+    }
+
+    @Test
+    void aClientThatMissedMoreThanOneRecoveryTakesIsToldRecoveredFalse() throws Exception {
+        awayTooLong(RedisBackplaneConfig.builder().recoveryMaxMessages(10));
+    }
+
+    /** Misses 30 messages where 10 at most can be recovered: none of them comes, live ones do. */
+    private void awayTooLong(RedisBackplaneConfig.Builder config) throws Exception {
+        Node a = node(config);
+        Node b = node(config);
         BayeuxClient subscriber = viaProxy(a, ClientTransport.WEBSOCKET);
         List<Integer> received = subscribe(subscriber);
         BayeuxClient publisher = client(b.url(), ClientTransport.LONG_POLLING);
@@ -206,6 +216,8 @@ class RecoveryTest {
         proxy.resume(a.port());
         await("told it did not recover").atMost(WAIT).until(() -> recovered(subscriber).isPresent());
         assertThat(recovered(subscriber)).contains(false);
+        assertThat(subscriber.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().offset())
+                .as("the server's position taken").isEqualTo(35);
         publish(publisher, 35, 36);
         await("live again").atMost(WAIT).until(() -> received.contains(35));
         assertThat(received).isEqualTo(List.of(0, 1, 2, 3, 4, 35));
