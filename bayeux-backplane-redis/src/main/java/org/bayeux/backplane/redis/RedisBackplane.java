@@ -2,11 +2,13 @@ package org.bayeux.backplane.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +102,10 @@ public final class RedisBackplane implements Cluster {
     private final HistoryRules history;
     private volatile RecoveryExtension recovery;
     private volatile ExecutorService recoveries;
+    /** This process's node id in presence entries. */
+    private final String nodeId = HistoryStore.newEpoch();
+    private final List<PresenceListener> presenceListeners = new CopyOnWriteArrayList<>();
+    private volatile Presence presence;
     private volatile ClusterNode node;
     private volatile boolean running;
     private volatile ClientResources resources;
@@ -158,6 +164,11 @@ public final class RedisBackplane implements Cluster {
         });
         recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), recoveries);
         node.server().addExtension(recovery);
+        Presence tracker = new Presence(this, shards, config, nodeId);
+        tracker.listeners().addAll(presenceListeners);
+        presence = tracker;
+        node.server().addSubscriptionListener(tracker);
+        tracker.start();
         StreamReader loop = new StreamReader(this, client, shards, config, node);
         Thread thread = new Thread(loop::run, "redis-backplane-reader");
         thread.setDaemon(true);
@@ -193,6 +204,57 @@ public final class RedisBackplane implements Cluster {
                 LOG.warn("Redis backplane lost {}: publishes fail until it is back", redactedUri());
             }
         }
+    }
+
+    /** @return the connection publishes and presence use, or null while there is none */
+    StatefulRedisConnection<String, byte[]> connection() {
+        StatefulRedisConnection<String, byte[]> connection = publishing;
+        return connection != null && connection.isOpen() ? connection : null;
+    }
+
+    void presenceEvent(Map<String, byte[]> body) {
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.deliver(body);
+        }
+    }
+
+    /** @return this node's id in presence entries: random, new at each start of the process */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /**
+     * Adds a listener of every join and leave of every plain channel, on every node.
+     *
+     * @param listener the listener; must not block
+     */
+    public void addPresenceListener(PresenceListener listener) {
+        presenceListeners.add(Objects.requireNonNull(listener, "listener"));
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.listeners().add(listener);
+        }
+    }
+
+    /** @param listener a listener added before */
+    public void removePresenceListener(PresenceListener listener) {
+        presenceListeners.remove(listener);
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.listeners().remove(listener);
+        }
+    }
+
+    /**
+     * @param channel a plain channel
+     * @return who is subscribed to it across the cluster, session id to node id (entries past
+     *         {@link RedisBackplaneConfig#PRESENCE_TTL} without a refresh left out); failed while Redis is away
+     */
+    public CompletionStage<Map<String, String>> presence(String channel) {
+        Presence tracker = presence;
+        return tracker == null ? CompletableFuture.failedFuture(new IllegalStateException("not started"))
+                : tracker.members(channel).orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     boolean isRunning() {
@@ -236,6 +298,12 @@ public final class RedisBackplane implements Cluster {
         if (installed != null) {
             node.server().removeExtension(installed);
             recovery = null;
+        }
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.stop();
+            node.server().removeSubscriptionListener(tracker);
+            presence = null;
         }
         ExecutorService executor = recoveries;
         if (executor != null) {

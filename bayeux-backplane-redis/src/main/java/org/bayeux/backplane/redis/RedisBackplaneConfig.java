@@ -95,10 +95,17 @@ public final class RedisBackplaneConfig extends TypedConfig {
             "The most live messages held back for one recovering subscription while its history is read; past "
                     + "it the recovery gives up (recovered: false) and the held messages are delivered.");
 
+    /** How long a session's presence lasts without a refresh. */
+    public static final ConfigOption<Duration> PRESENCE_TTL = ConfigOption.duration("presenceTtl",
+            Duration.ofSeconds(30), d -> d.compareTo(Duration.ofSeconds(1)) >= 0 && d.compareTo(Duration.ofHours(1)) <= 0,
+            "a duration from 1s to 1h",
+            "How long a subscription's presence entry lasts in Redis unless its node refreshes it (every third of "
+                    + "it): a node that dies has its sessions leave within about this long.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
             OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
-            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER);
+            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -209,6 +216,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(RECOVERY_BUFFER);
     }
 
+    /** @return {@link #PRESENCE_TTL} */
+    public Duration presenceTtl() {
+        return get(PRESENCE_TTL);
+    }
+
     /** Collects values over the defaults, each validated as it is set. */
     public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
@@ -270,6 +282,14 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder recoveryMaxMessages(int max) {
             return set(RECOVERY_MAX_MESSAGES, max);
+        }
+
+        /**
+         * @param ttl {@link #PRESENCE_TTL}
+         * @return this builder
+         */
+        public Builder presenceTtl(Duration ttl) {
+            return set(PRESENCE_TTL, ttl);
         }
 
         /** @return the configuration */

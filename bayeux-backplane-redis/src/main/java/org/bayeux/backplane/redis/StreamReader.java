@@ -132,6 +132,10 @@ final class StreamReader {
     }
 
     private void deliver(StreamMessage<String, byte[]> entry) {
+        if (entry.getBody() != null && entry.getBody().containsKey(Presence.EVENT_FIELD)) {
+            backplane.presenceEvent(entry.getBody());
+            return;
+        }
         byte[] json = entry.getBody() == null ? null : entry.getBody().get(RedisBackplane.MESSAGE_FIELD);
         if (json == null) {
             LOG.warn("Redis backplane skipped entry {} of {}: no message field", entry.getId(), entry.getStream());

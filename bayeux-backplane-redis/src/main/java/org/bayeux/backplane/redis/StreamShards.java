@@ -57,6 +57,26 @@ final class StreamShards {
         return prefix + ":history:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
     }
 
+    /** @return the hash of a channel's present sessions: session id to node id */
+    String presenceKeyOf(String channel) {
+        return prefix + ":presence:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+    }
+
+    /** @return the sorted set of a channel's present sessions by expiry time (ms) */
+    String presenceExpiryKeyOf(String channel) {
+        return prefix + ":presence-expiry:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+    }
+
+    /** @return the set of the channels with presence of a channel's shard */
+    String presenceChannelsKey(String channel) {
+        return presenceChannelsKeyOf(shardOf(channel));
+    }
+
+    /** @return the set of the channels with presence of a shard */
+    String presenceChannelsKeyOf(int shard) {
+        return prefix + ":presence-channels:{" + shard + "}";
+    }
+
     private int shardOf(String channel) {
         return Math.floorMod(channel.hashCode(), keys.size());
     }
