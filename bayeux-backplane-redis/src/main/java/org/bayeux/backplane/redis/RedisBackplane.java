@@ -78,8 +78,11 @@ import org.slf4j.LoggerFactory;
  * {@code ext.position}, and a {@link RecoveryExtension} answers subscribes that carry a client's last position with
  * what it missed ({@link HistoryStore}; the wire is in {@code docs/protocol.md}).</p>
  *
- * <p>Not built yet: presence, Redis Cluster connections (the keys are ready for it), membership
- * ({@code joined}/{@code left} are not reported).</p>
+ * <p><b>Presence.</b> Who is subscribed to which plain channel, across nodes, with expiry when a node stops
+ * refreshing ({@link #presence(String)}, {@link #addPresenceListener}; see {@code Presence}).</p>
+ *
+ * <p>Not built yet: Redis Cluster connections (the keys are ready for it), membership ({@code joined}/{@code left}
+ * are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(RedisBackplane.class);
