@@ -74,7 +74,6 @@ public final class StandaloneServer implements AutoCloseable {
         if (backplane != null) {
             engine.setCluster(backplane);
         }
-        chat = options.demo ? new ChatService(engine) : null;
         jetty = new Server();
         HttpConfiguration http = new HttpConfiguration();
         // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
@@ -113,6 +112,7 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             oort = null;
         }
+        chat = options.demo ? new ChatService(engine) : null;
         if (options.maxConnections > 0) {
             connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
                 @Override
