@@ -269,9 +269,18 @@ public final class Oort implements Cluster {
         return engine;
     }
 
-    /** @return the links of the peers joined now (read without Membership's lock) */
-    List<Link> joinedLinks() {
-        return membership.joinedLinks();
+    /**
+     * @param url a peer's URL
+     * @return this node's connected link to it, or null; under Membership's lock, so that a listener told of a join
+     *         finds the link that the join needed
+     */
+    Link linkTo(String url) {
+        for (Link link : membership.connectedLinks()) {
+            if (link.target().equals(url)) {
+                return link;
+            }
+        }
+        return null;
     }
     // ---- End of peer messaging. ----
 

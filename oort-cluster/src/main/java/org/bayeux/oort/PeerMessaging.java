@@ -173,6 +173,16 @@ public final class PeerMessaging {
         return null;
     }
 
+    /** @return true between the start and the stop of the node */
+    public boolean isStarted() {
+        return server != null;
+    }
+
+    /** @return {@code oort.maxMessageBytes}: the largest message, as JSON, that {@link #send} takes */
+    public int maxMessageBytes() {
+        return oort.config().maxMessageBytes();
+    }
+
     /** @return this node as a member: its id and URL */
     public ClusterMember self() {
         return new ClusterMember(oort.id(), oort.config().url());
@@ -261,16 +271,12 @@ public final class PeerMessaging {
         if (!members.containsKey(to.id())) {
             return false;
         }
-        for (Link link : oort.joinedLinks()) {
-            if (link.target().equals(to.url())) {
-                return link.send(PREFIX + service, data, bytes, taken -> {
-                    if (!taken) {
-                        LOG.debug("Oort node {} did not take a message on service {}", to.id(), service);
-                    }
-                });
+        Link link = oort.linkTo(to.url());
+        return link != null && link.send(PREFIX + service, data, bytes, taken -> {
+            if (!taken) {
+                LOG.debug("Oort node {} did not take a message on service {}", to.id(), service);
             }
-        }
-        return false;
+        });
     }
 
     private static void checkName(String service) {
