@@ -10,12 +10,14 @@ import org.bayeux.backplane.redis.RedisBackplane;
 import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.oort.Oort;
 import org.bayeux.oort.OortSettings;
+import org.bayeux.oort.Seti;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.bayeux.standalone.demo.ChatService;
+import org.bayeux.standalone.demo.SetiChat;
 import org.bayeux.server.ext.TimesyncExtension;
 import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
@@ -112,7 +114,9 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             oort = null;
         }
-        chat = options.demo ? new ChatService(engine) : null;
+        // Clustered, the demo's member lists and private messages span the nodes through Seti.
+        chat = !options.demo ? null : oort == null ? new ChatService(engine)
+                : new ChatService(engine, new SetiChat(new Seti(oort)));
         if (options.maxConnections > 0) {
             connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
                 @Override
