@@ -36,38 +36,44 @@ class LoadClusterTest {
             new LoadServer(b.getEngine());
             await("both nodes joined").atMost(Duration.ofSeconds(20))
                     .until(() -> a.getOort().members().size() == 1 && b.getOort().members().size() == 1);
-            Path output = dir.resolve("out");
-            // 8 clients in the one room, 2 publishers (clients 0 and 1: one on each node), so that each message
-            // reaches 4 clients on its publisher's node and 4 on the other.
-            String[] args = {"--url", a.getOort().config().url() + "," + b.getOort().config().url(),
-                "--clients", "8", "--rooms", "1", "--rooms-per-client", "1", "--publishers", "2", "--rate", "100",
-                "--size", "64", "--ramp-up", "300ms", "--warm-up", "500ms", "--duration", "1s", "--drain", "10s",
-                "--quiet", "--output", output.toString()};
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int exit = LoadMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8));
-
-            assertThat(exit).as("stderr: %s", err).isEqualTo(LoadMain.COMPLETE);
-            @SuppressWarnings("unchecked")
-            Map<String, Object> result = new ObjectMapper().readValue(output.resolve("result.json").toFile(), Map.class);
-            @SuppressWarnings("unchecked")
-            Map<String, Object> messages = (Map<String, Object>) result.get("messages");
-            long published = ((Number) messages.get("published")).longValue();
-            assertThat(published).as("100/s for 1.5 s").isEqualTo(150);
-            assertThat(messages).containsEntry("expected", (int) published * 8).containsEntry("delivered",
-                    (int) published * 8).containsEntry("lost", 0).containsEntry("duplicated", 0);
-            long measured = ((Number) ((Map<?, ?>) result.get("latency")).get("measuredDeliveries")).longValue();
-            long same = ((Number) ((Map<?, ?>) result.get("latencySameNode")).get("measuredDeliveries")).longValue();
-            long cross = ((Number) ((Map<?, ?>) result.get("latencyCrossNode")).get("measuredDeliveries")).longValue();
-            assertThat(measured).isEqualTo(100L * 8);
-            assertThat(same).as("half of each message's receivers are on its publisher's node").isEqualTo(400);
-            assertThat(cross).isEqualTo(400);
-            assertThat((List<?>) ((Map<?, ?>) result.get("configuration")).get("urls")).hasSize(2);
-            assertThat(out.toString(StandardCharsets.UTF_8)).contains("same-node (400 deliveries)")
-                    .contains("cross-node (400 deliveries)").contains("cross-node p99 minus same-node p99");
-            assertThat(Files.readString(output.resolve("report.html"))).contains("cross-node p99 (ms)");
+            for (String client : List.of("ours", "raw")) {
+                runAndCheck(a, b, client, dir.resolve("out-" + client));
+            }
         }
+    }
+
+    private static void runAndCheck(StandaloneServer a, StandaloneServer b, String client, Path output)
+            throws Exception {
+        // 8 clients in the one room, 2 publishers (clients 0 and 1: one on each node), so that each message
+        // reaches 4 clients on its publisher's node and 4 on the other.
+        String[] args = {"--url", a.getOort().config().url() + "," + b.getOort().config().url(),
+            "--clients", "8", "--rooms", "1", "--rooms-per-client", "1", "--publishers", "2", "--rate", "100",
+            "--size", "64", "--ramp-up", "300ms", "--warm-up", "500ms", "--duration", "1s", "--drain", "10s",
+            "--quiet", "--output", output.toString(), "--client", client, "--transport", "mix"};
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = LoadMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(exit).as("%s client; stderr: %s", client, err).isEqualTo(LoadMain.COMPLETE);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> result = new ObjectMapper().readValue(output.resolve("result.json").toFile(), Map.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> messages = (Map<String, Object>) result.get("messages");
+        long published = ((Number) messages.get("published")).longValue();
+        assertThat(published).as("100/s for 1.5 s").isEqualTo(150);
+        assertThat(messages).containsEntry("expected", (int) published * 8).containsEntry("delivered",
+                (int) published * 8).containsEntry("lost", 0).containsEntry("duplicated", 0);
+        long measured = ((Number) ((Map<?, ?>) result.get("latency")).get("measuredDeliveries")).longValue();
+        long same = ((Number) ((Map<?, ?>) result.get("latencySameNode")).get("measuredDeliveries")).longValue();
+        long cross = ((Number) ((Map<?, ?>) result.get("latencyCrossNode")).get("measuredDeliveries")).longValue();
+        assertThat(measured).isEqualTo(100L * 8);
+        assertThat(same).as("half of each message's receivers are on its publisher's node").isEqualTo(400);
+        assertThat(cross).isEqualTo(400);
+        assertThat((List<?>) ((Map<?, ?>) result.get("configuration")).get("urls")).hasSize(2);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("same-node (400 deliveries)")
+                .contains("cross-node (400 deliveries)").contains("cross-node p99 minus same-node p99");
+        assertThat(Files.readString(output.resolve("report.html"))).contains("cross-node p99 (ms)");
     }
 
     private static StandaloneServer node(Path secret, String seed) throws Exception {
