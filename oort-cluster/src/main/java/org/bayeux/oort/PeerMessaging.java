@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.json.JsonCodecProvider;
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.ChannelMessageListener;
 import org.bayeux.api.server.ServerChannel;
@@ -257,7 +258,10 @@ public final class PeerMessaging {
     int measure(String service, Object data) {
         JsonCodec json = codec;
         if (json == null) {
-            throw new IllegalStateException("Oort has not started");
+            // Before the start: the same codec as the links', made here.
+            json = JsonCodecProvider.find(BayeuxClientConfig.builder(oort.config().url()).build().codec(),
+                    PeerMessaging.class.getClassLoader()).newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
+            codec = json;
         }
         int bytes = json.toJson(data).getBytes(StandardCharsets.UTF_8).length;
         int max = oort.config().maxMessageBytes();
