@@ -115,6 +115,18 @@ class OortServiceTest {
     }
 
     @Test
+    void aNodeThatStopsFailsItsOwnCallsInFlight() throws Exception {
+        OortTestNode a = addNode(LONG);
+        OortTestNode b = addNode(LONG);
+        cluster.awaitMesh();
+        CompletionStage<Object> inFlight = services.get(0).call(b.url, Map.of("op", "hang"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> services.get(0).pendingCalls() == 1);
+        a.close();
+        Throwable left = failureOf(inFlight, Duration.ofSeconds(30));
+        assertThat(((OortServiceException) left).reason()).isEqualTo(OortServiceException.Reason.LEFT);
+    }
+
+    @Test
     void aCallTimesOutWhenTheOwnerDoesNotAnswer() throws Exception {
         Duration timeout = Duration.ofMillis(500);
         addNode(timeout);
