@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.json.JsonCodecProvider;
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.ChannelMessageListener;
 import org.bayeux.api.server.ServerChannel;
@@ -106,14 +107,19 @@ public final class PeerMessaging {
         handlers.keySet().forEach(this::open);
     }
 
-    /** Called by {@link Oort#stop}: closes the channels; the members are forgotten. */
+    /**
+     * Called by {@link Oort#stop}: closes the channels, and every member joined now has left as this node sees it
+     * (its listeners are told, so that calls waiting for a peer fail and peers' state is dropped).
+     */
     void stop(BayeuxEngine engine) {
         engine.removeClusterListener(engineListener);
         for (String service : handlers.keySet()) {
             close(service);
         }
         server = null;
-        members.clear();
+        for (ClusterMember member : members()) {
+            engineListener.left(member);
+        }
     }
 
     /**
@@ -249,22 +255,37 @@ public final class PeerMessaging {
     }
 
     /**
+     * @param value a JSON-serialisable value
+     * @return the size of its JSON in bytes
+     */
+    int jsonBytes(Object value) {
+        return codec().toJson(value).getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /**
      * @param service the service, for the error
      * @param data a message
      * @return the size of its JSON in bytes
      * @throws OortMessageTooLargeException if it is larger than {@code oort.maxMessageBytes}
      */
     int measure(String service, Object data) {
-        JsonCodec json = codec;
-        if (json == null) {
-            throw new IllegalStateException("Oort has not started");
-        }
-        int bytes = json.toJson(data).getBytes(StandardCharsets.UTF_8).length;
+        int bytes = jsonBytes(data);
         int max = oort.config().maxMessageBytes();
         if (bytes > max) {
             throw new OortMessageTooLargeException(service, bytes, max);
         }
         return bytes;
+    }
+
+    private JsonCodec codec() {
+        JsonCodec json = codec;
+        if (json == null) {
+            // Before the start: the same codec as the links', made here.
+            json = JsonCodecProvider.find(BayeuxClientConfig.builder(oort.config().url()).build().codec(),
+                    PeerMessaging.class.getClassLoader()).newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
+            codec = json;
+        }
+        return json;
     }
 
     private boolean sendMeasured(ClusterMember to, String service, Map<String, Object> data, int bytes) {

@@ -1,6 +1,5 @@
 package org.bayeux.oort;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -44,6 +43,8 @@ public final class Seti {
     /** The service name, on {@code /service/oort/seti}. */
     public static final String SERVICE = "seti";
     private static final Logger LOG = LoggerFactory.getLogger(Seti.class);
+    /** The largest user id, as JSON: a list message holds at least one in {@code oort.maxMessageBytes} >= 1024. */
+    static final int MAX_USER_ID_BYTES = 512;
 
     /** Told when a user becomes present on a node or absent from it. */
     public interface PresenceListener {
@@ -120,9 +121,10 @@ public final class Seti {
     /**
      * Associates a user with a session of this node, until the session goes or {@link #disassociate} is called.
      *
-     * @param userId the user, a non-empty string
+     * @param userId the user, a non-empty string of at most 512 bytes as JSON
      * @param session a session of this node
      * @return true if the association is new
+     * @throws IllegalArgumentException if the user id is empty or too long
      */
     public boolean associate(String userId, ServerSession session) {
         checkUser(userId);
@@ -341,12 +343,12 @@ public final class Seti {
      * {@code present} or {@code absent} sent meanwhile can overtake it on the link.
      */
     private synchronized void sendAll(ClusterMember member) {
-        int budget = messaging.maxMessageBytes() - 128;
+        int budget = messaging.maxMessageBytes() - 256;
         List<List<String>> chunks = new ArrayList<>();
         List<String> chunk = new ArrayList<>();
         int size = 0;
         for (String userId : local.keySet()) {
-            int weight = userId.getBytes(StandardCharsets.UTF_8).length * 6 + 3;
+            int weight = messaging.jsonBytes(userId) + 1;
             if (!chunk.isEmpty() && size + weight > budget) {
                 chunks.add(chunk);
                 chunk = new ArrayList<>();
@@ -404,9 +406,14 @@ public final class Seti {
         }
     }
 
-    private static void checkUser(String userId) {
+    private void checkUser(String userId) {
         if (userId == null || userId.isEmpty()) {
             throw new IllegalArgumentException("A Seti user id must be a non-empty string");
+        }
+        if (messaging.jsonBytes(userId) > MAX_USER_ID_BYTES) {
+            // Lists are split into messages of at least one user id each: one must fit with room to spare.
+            throw new IllegalArgumentException("A Seti user id must be at most " + MAX_USER_ID_BYTES
+                    + " bytes of JSON");
         }
     }
 }

@@ -43,7 +43,12 @@ class SetiTest {
 
     /** Adds a node with Seti created before it starts, as applications should. */
     private Seti addNode() throws Exception {
-        OortTestNode node = new OortTestNode();
+        return addNode(0);
+    }
+
+    /** As {@link #addNode()}, on a given port (0: any free one). */
+    private Seti addNode(int port) throws Exception {
+        OortTestNode node = new OortTestNode(port);
         List<String> seeds = cluster.nodes.stream().map(n -> n.url).toList();
         cluster.nodes.add(node);
         AtomicReference<Seti> seti = new AtomicReference<>();
@@ -109,6 +114,34 @@ class SetiTest {
         cluster.awaitMesh();
         Seti setiB = new Seti(b.oort);
         await().atMost(WAIT).until(() -> setiB.userIds().equals(Set.of("alice")));
+    }
+
+    @Test
+    void aRestartedNodesListReplacesWhatItsOldIncarnationHad() throws Exception {
+        Seti setiA = addNode();
+        Seti setiB = addNode();
+        cluster.awaitMesh();
+        OortTestNode b = cluster.get(1);
+        setiB.associate("bob", b.connected("bob").getServerSession());
+        setiB.associate("bea", b.connected("bea").getServerSession());
+        await().atMost(WAIT).until(() -> setiA.userIds().equals(Set.of("bea", "bob")));
+        List<String> eventsOnA = record(setiA);
+        // A never hears B's "absent" on its way out: only B's departure and its new list can correct A.
+        cluster.get(0).oort.messaging().dropIncoming = (service, data) -> "absent".equals(data.get("type"));
+        String old = b.oort.id();
+        b.close();
+        cluster.nodes.remove(b);
+
+        Seti restarted = addNode(b.port);
+        OortTestNode newB = cluster.get(1);
+        assertThat(newB.url).isEqualTo(b.url);
+        cluster.awaitMesh();
+        restarted.associate("bob", newB.connected("bob").getServerSession());
+        await().atMost(WAIT).until(() -> setiA.userIds().equals(Set.of("bob"))
+                && setiA.membersOf("bob").size() == 1
+                && setiA.membersOf("bob").get(0).id().equals(newB.oort.id()));
+        assertThat(eventsOnA).containsExactlyInAnyOrder("absent bob@" + old, "absent bea@" + old,
+                "present bob@" + newB.oort.id());
     }
 
     @Test
