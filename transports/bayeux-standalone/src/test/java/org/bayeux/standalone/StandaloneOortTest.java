@@ -113,6 +113,25 @@ class StandaloneOortTest {
     }
 
     @Test
+    void theServerProcessRefusesToStartWithAShortSecretNamingTheKey() throws Exception {
+        Path shortSecret = secretFile("short-secret-value\n");
+        Path errors = dir.resolve("stderr.txt");
+        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), StandaloneServer.class.getName(), "--port", "0",
+                "--host", "127.0.0.1", "--oort-url", "http://127.0.0.1:0/bayeux", "--oort-secret-file",
+                shortSecret.toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(errors.toFile()).start();
+        try {
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the process ends by itself").isTrue();
+            assertThat(process.exitValue()).isEqualTo(2);
+            assertThat(Files.readString(errors)).contains("oort.secretFile=" + shortSecret + " holds 18 bytes")
+                    .doesNotContain("short-secret-value");
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
     void portZeroInTheUrlIsThePortBound() {
         assertThat(StandaloneServer.advertisedUrl("http://127.0.0.1:0/bayeux", 4321)).isEqualTo("http://127.0.0.1:4321/bayeux");
         assertThat(StandaloneServer.advertisedUrl("http://127.0.0.1:8080/bayeux", 4321)).isEqualTo("http://127.0.0.1:8080/bayeux");
