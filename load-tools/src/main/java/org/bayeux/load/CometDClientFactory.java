@@ -31,7 +31,7 @@ final class CometDClientFactory implements ClientFactory {
     private static final Logger LOG = LoggerFactory.getLogger(CometDClientFactory.class);
     /** Like CometD's long-polling limit, not the Jakarta container's 64 KiB. */
     private static final int MAX_MESSAGE_BYTES = 1024 * 1024;
-    private final String url;
+    private final LoadOptions options;
     private final HttpClient http;
     private final JakartaWebSocketClientContainer webSockets;
     private final ScheduledThreadPoolExecutor scheduler;
@@ -40,7 +40,7 @@ final class CometDClientFactory implements ClientFactory {
         if (options.sourceAddresses > 1) {
             throw new LoadRun.LoadFailure("--client cometd takes one source address");
         }
-        this.url = options.url.toString();
+        this.options = options;
         this.scheduler = new ScheduledThreadPoolExecutor(2, runnable -> {
             Thread thread = new Thread(runnable, "cometd-client-scheduler");
             thread.setDaemon(true);
@@ -78,7 +78,7 @@ final class CometDClientFactory implements ClientFactory {
             }
             default -> throw new IllegalArgumentException("no CometD transport " + transport);
         };
-        return new CometDClient(index, new BayeuxClient(url, scheduler, clientTransport), listener);
+        return new CometDClient(index, new BayeuxClient(options.urlOf(index).toString(), scheduler, clientTransport), listener);
     }
 
     @Override

@@ -49,7 +49,7 @@ final class JavaClientFactory implements ClientFactory {
 
     @Override
     public LoadClient newClient(int index, String transport, LoadClient.Listener listener) {
-        BayeuxClientConfig config = BayeuxClientConfig.builder(options.url.toString())
+        BayeuxClientConfig config = BayeuxClientConfig.builder(options.urlOf(index).toString())
                 .transports(transport)
                 .maxPendingMessages(options.maxPending)
                 .build();

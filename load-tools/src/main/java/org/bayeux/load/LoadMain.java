@@ -163,6 +163,22 @@ public final class LoadMain {
                 result.client().cpuPercentOfOneCore(),
                 result.client().gcMillis(), Double.isNaN(serverCpu) ? ""
                         : String.format(java.util.Locale.ROOT, "; server CPU from the first publish on %.1f s",
-                                serverCpu));
+                                serverCpu))
+                + (result.byNode() ? nodeSummary(result) : "");
+    }
+
+    /** Same-node and cross-node latency, on a line of their own: what the cluster adds is their difference. */
+    private static String nodeSummary(LoadResult result) {
+        return String.format(java.util.Locale.ROOT, "%n  same-node (%,d deliveries): p50 %.2f ms, p99 %.2f ms, "
+                        + "max %.2f ms%n  cross-node (%,d deliveries): p50 %.2f ms, p99 %.2f ms, max %.2f ms%n"
+                        + "  cross-node p99 minus same-node p99: %.2f ms",
+                result.sameNodeMicros().getTotalCount(), LoadResult.percentileMillis(result.sameNodeMicros(), 50),
+                LoadResult.percentileMillis(result.sameNodeMicros(), 99),
+                LatencyRecorder.millis(result.sameNodeMicros().getMaxValue()),
+                result.crossNodeMicros().getTotalCount(), LoadResult.percentileMillis(result.crossNodeMicros(), 50),
+                LoadResult.percentileMillis(result.crossNodeMicros(), 99),
+                LatencyRecorder.millis(result.crossNodeMicros().getMaxValue()),
+                LoadResult.percentileMillis(result.crossNodeMicros(), 99)
+                        - LoadResult.percentileMillis(result.sameNodeMicros(), 99));
     }
 }

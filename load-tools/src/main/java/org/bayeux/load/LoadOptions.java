@@ -86,8 +86,32 @@ public final class LoadOptions {
                     + "CometD 8 Java client, with one --source-addresses only) (default: ${DEFAULT-VALUE}).")
     ClientKind client = ClientKind.OURS;
 
-    @Option(names = "--url", paramLabel = "URL", description = "The Bayeux endpoint (default: ${DEFAULT-VALUE}).")
-    URI url = URI.create("http://127.0.0.1:8080/bayeux");
+    @Option(names = "--url", paramLabel = "URL[,URL...]", split = ",",
+            description = "The Bayeux endpoint, or the endpoints of several nodes of one cluster, comma-separated: "
+                    + "client i connects to URL number i modulo their count (round robin), and the report splits "
+                    + "latency into same-node and cross-node deliveries (default: http://127.0.0.1:8080/bayeux).")
+    List<URI> urls = new ArrayList<>(List.of(URI.create("http://127.0.0.1:8080/bayeux")));
+
+    /** @return the first endpoint (the only one, for a single node): the one whose statistics are asked for */
+    URI url() {
+        return urls.get(0);
+    }
+
+    /**
+     * @param client a client's index
+     * @return the index of the node (of {@link #urls}) the client connects to: round robin
+     */
+    int nodeOf(int client) {
+        return client % urls.size();
+    }
+
+    /**
+     * @param client a client's index
+     * @return the endpoint the client connects to
+     */
+    URI urlOf(int client) {
+        return urls.get(nodeOf(client));
+    }
 
     @Option(names = "--transport", paramLabel = "T", converter = TransportConverter.class,
             description = "websocket, long-polling, or mix (alternate clients) (default: ${DEFAULT-VALUE}).")
@@ -171,9 +195,14 @@ public final class LoadOptions {
     /** @return the problems with these options, empty when they make a run */
     public List<String> validate() {
         List<String> problems = new ArrayList<>();
-        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            problems.add("--url must be an http:// or https:// URL, got '" + url + "'");
+        if (urls.isEmpty()) {
+            problems.add("--url needs at least one URL");
+        }
+        for (URI url : urls) {
+            String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                problems.add("--url must be an http:// or https:// URL, got '" + url + "'");
+            }
         }
         positive(problems, "--clients", clients);
         positive(problems, "--rooms", rooms);
@@ -195,9 +224,13 @@ public final class LoadOptions {
         positive(problems, "--threads", threads);
         if (sourceAddresses < 1 || sourceAddresses > 254) {
             problems.add("--source-addresses must be 1..254, got " + sourceAddresses);
-        } else if (sourceAddresses > 1 && !"127.0.0.1".equals(url.getHost()) && !"localhost".equals(url.getHost())) {
-            problems.add("--source-addresses above 1 needs a loopback --url (127.0.0.1), got host '"
-                    + url.getHost() + "'");
+        } else if (sourceAddresses > 1) {
+            for (URI url : urls) {
+                if (!"127.0.0.1".equals(url.getHost()) && !"localhost".equals(url.getHost())) {
+                    problems.add("--source-addresses above 1 needs a loopback --url (127.0.0.1), got host '"
+                            + url.getHost() + "'");
+                }
+            }
         }
         notNegative(problems, "--ramp-up", rampUp);
         notNegative(problems, "--warm-up", warmUp);
@@ -213,7 +246,10 @@ public final class LoadOptions {
 
     /** @return the run's name in reports */
     public String label() {
-        return label != null ? label : url.toString();
+        if (label != null) {
+            return label;
+        }
+        return urls.stream().map(URI::toString).collect(java.util.stream.Collectors.joining(","));
     }
 
     private static void positive(List<String> problems, String option, int value) {

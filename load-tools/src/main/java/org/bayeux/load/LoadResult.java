@@ -11,11 +11,13 @@ import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * What a load run measured, and the run's configuration, machine and JVM: the content of {@code result.json} and of
- * the HTML report.
+ * the HTML report. With several nodes ({@code --url URL1,URL2}), {@code sameNodeMicros} and {@code crossNodeMicros} split
+ * the latency by whether the publisher's node was the receiver's; both are null for one node.
  */
 record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyRecorder.Interval> timeline,
         long published, long refused, long expected, long delivered, long duplicated, long errors, String firstError,
-        ResourceUsage client, Map<String, Object> serverBefore, Map<String, Object> serverAfter) {
+        ResourceUsage client, Map<String, Object> serverBefore, Map<String, Object> serverAfter,
+        Histogram sameNodeMicros, Histogram crossNodeMicros) {
 
     /** @return expected deliveries that never came */
     long lost() {
@@ -28,8 +30,28 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
     }
 
     double percentileMillis(double percentile) {
-        return latencyMicros.getTotalCount() == 0 ? 0
-                : LatencyRecorder.millis(latencyMicros.getValueAtPercentile(percentile));
+        return percentileMillis(latencyMicros, percentile);
+    }
+
+    static double percentileMillis(Histogram micros, double percentile) {
+        return micros.getTotalCount() == 0 ? 0 : LatencyRecorder.millis(micros.getValueAtPercentile(percentile));
+    }
+
+    /** @return whether the latency is split by node (several --url) */
+    boolean byNode() {
+        return sameNodeMicros != null && crossNodeMicros != null;
+    }
+
+    private static Map<String, Object> latencyMap(Histogram micros) {
+        Map<String, Object> latency = new LinkedHashMap<>();
+        latency.put("unit", "ms");
+        latency.put("measuredDeliveries", micros.getTotalCount());
+        latency.put("p50", percentileMillis(micros, 50));
+        latency.put("p90", percentileMillis(micros, 90));
+        latency.put("p99", percentileMillis(micros, 99));
+        latency.put("p99.9", percentileMillis(micros, 99.9));
+        latency.put("max", LatencyRecorder.millis(micros.getMaxValue()));
+        return latency;
     }
 
     Map<String, Object> toMap() {
@@ -38,15 +60,12 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         map.put("configuration", configuration());
         map.put("machine", machine());
         map.put("jvm", jvm());
-        Map<String, Object> latency = new LinkedHashMap<>();
-        latency.put("unit", "ms");
-        latency.put("measuredDeliveries", latencyMicros.getTotalCount());
-        latency.put("p50", percentileMillis(50));
-        latency.put("p90", percentileMillis(90));
-        latency.put("p99", percentileMillis(99));
-        latency.put("p99.9", percentileMillis(99.9));
-        latency.put("max", LatencyRecorder.millis(latencyMicros.getMaxValue()));
-        map.put("latency", latency);
+        map.put("latency", latencyMap(latencyMicros));
+        if (byNode()) {
+            // Same-node: the publisher's node is the receiver's; cross-node: the message went through the cluster.
+            map.put("latencySameNode", latencyMap(sameNodeMicros));
+            map.put("latencyCrossNode", latencyMap(crossNodeMicros));
+        }
         Map<String, Object> counts = new LinkedHashMap<>();
         counts.put("published", published);
         counts.put("refused", refused);
@@ -100,7 +119,8 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
 
     private Map<String, Object> configuration() {
         Map<String, Object> map = new LinkedHashMap<>();
-        map.put("url", options.url.toString());
+        map.put("url", options.url().toString());
+        map.put("urls", options.urls.stream().map(java.net.URI::toString).toList());
         map.put("transport", options.transport.toString());
         map.put("client", options.client.toString());
         map.put("clients", options.clients);

@@ -35,6 +35,9 @@ final class LoadRun implements LoadClient.Listener {
     private final RoomPlan plan;
     private final DeliveryTracker tracker;
     private final LatencyRecorder latency = new LatencyRecorder();
+    /** With several --url nodes: deliveries whose publisher was on the receiver's node, and those that crossed. */
+    private final LatencyRecorder sameNode = new LatencyRecorder();
+    private final LatencyRecorder crossNode = new LatencyRecorder();
     private final Payload payload;
     private final LoadClient[] clients;
     private final AtomicInteger connected = new AtomicInteger();
@@ -89,10 +92,14 @@ final class LoadRun implements LoadClient.Listener {
             Map<String, Object> serverAfter = serverStats(options.idle);
             ticker.cancel(false);
             latency.tick(seconds(System.nanoTime()));
+            sameNode.tick(seconds(System.nanoTime()));
+            crossNode.tick(seconds(System.nanoTime()));
             ResourceUsage usage = ResourceUsage.now().since(usageAtStart);
             return new LoadResult(options, latency.total(), latency.timeline(), tracker.published(),
                     tracker.refused(), tracker.expected(), tracker.delivered(), tracker.duplicated(), errors.get(),
-                    firstError.get(), usage, serverBefore, serverAfter);
+                    firstError.get(), usage, serverBefore, serverAfter,
+                    options.urls.size() > 1 ? sameNode.total() : null,
+                    options.urls.size() > 1 ? crossNode.total() : null);
         } finally {
             ticker.cancel(false);
             disconnectAll();
@@ -166,7 +173,13 @@ final class LoadRun implements LoadClient.Listener {
     public void delivered(int client, long seq, long scheduled) {
         long now = System.nanoTime();
         if (tracker.delivered(client, seq)) {
-            latency.received(now - scheduled, scheduled >= measureFromNanos);
+            boolean measured = scheduled >= measureFromNanos;
+            latency.received(now - scheduled, measured);
+            if (options.urls.size() > 1) {
+                // The publisher of a message follows from its number (see publishBatch), its node from its index.
+                boolean same = options.nodeOf(publisherOf(seq)) == options.nodeOf(client);
+                (same ? sameNode : crossNode).received(now - scheduled, measured);
+            }
         }
     }
 
@@ -219,8 +232,13 @@ final class LoadRun implements LoadClient.Listener {
         }
     }
 
+    /** @return the index of the client that publishes message {@code seq}: batches go round the publishers */
+    private int publisherOf(long seq) {
+        return (int) ((seq / options.batch) % options.publishers);
+    }
+
     private void publishBatch(long first, long last, long begin, double nanosPerMessage) {
-        int publisherIndex = (int) ((first / options.batch) % options.publishers);
+        int publisherIndex = publisherOf(first);
         LoadClient publisher = clients[publisherIndex];
         LoadClient.Publish[] publishes = new LoadClient.Publish[(int) (last - first)];
         for (long seq = first; seq < last; seq++) {
@@ -282,6 +300,8 @@ final class LoadRun implements LoadClient.Listener {
 
     private void tick() {
         LatencyRecorder.Interval interval = latency.tick(seconds(System.nanoTime()));
+        sameNode.tick(interval.atSeconds());
+        crossNode.tick(interval.atSeconds());
         if (!options.quiet) {
             String phase = measureFromNanos == 0 ? "connecting" : System.nanoTime() < measureFromNanos ? "warm-up"
                     : "measuring";

@@ -22,14 +22,20 @@ final class RawClientFactory implements ClientFactory {
     private static final long REQUEST_TIMEOUT_MILLIS = TimeUnit.SECONDS.toMillis(30);
     /** Longer than any server holds a connect. */
     private static final long HELD_CONNECT_TIMEOUT_MILLIS = TimeUnit.MINUTES.toMillis(2);
-    private final URI httpUri;
-    private final URI webSocketUri;
+    private final LoadOptions options;
+    /** Per node (of --url): the endpoint over HTTP and over WebSocket. */
+    private final URI[] httpUris;
+    private final URI[] webSocketUris;
     private final HttpClient[] https;
     private final WebSocketCoreClient[] webSockets;
 
     RawClientFactory(LoadOptions options) {
-        this.httpUri = options.url;
-        this.webSocketUri = URI.create(options.url.toString().replaceFirst("^http", "ws"));
+        this.options = options;
+        this.httpUris = options.urls.toArray(URI[]::new);
+        this.webSocketUris = new URI[httpUris.length];
+        for (int node = 0; node < httpUris.length; node++) {
+            webSocketUris[node] = URI.create(httpUris[node].toString().replaceFirst("^http", "ws"));
+        }
         this.https = new HttpClient[options.sourceAddresses];
         this.webSockets = new WebSocketCoreClient[options.sourceAddresses];
         try {
@@ -69,10 +75,11 @@ final class RawClientFactory implements ClientFactory {
     @Override
     public LoadClient newClient(int index, String transport, LoadClient.Listener listener) {
         int shared = index % https.length;
+        int node = options.nodeOf(index);
         return switch (transport) {
-            case "websocket" -> new RawWebSocketClient(index, listener, webSockets[shared], webSocketUri,
+            case "websocket" -> new RawWebSocketClient(index, listener, webSockets[shared], webSocketUris[node],
                     REQUEST_TIMEOUT_MILLIS);
-            case "long-polling" -> new RawLongPollingClient(index, listener, https[shared], httpUri,
+            case "long-polling" -> new RawLongPollingClient(index, listener, https[shared], httpUris[node],
                     REQUEST_TIMEOUT_MILLIS, HELD_CONNECT_TIMEOUT_MILLIS);
             default -> throw new IllegalArgumentException("no raw transport " + transport);
         };

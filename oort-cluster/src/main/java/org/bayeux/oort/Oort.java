@@ -129,6 +129,7 @@ public final class Oort implements Cluster {
         server.addSessionListener(peerSessions);
         server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
         server.createChannelIfAbsent(HEARTBEAT_CHANNEL).addMessageListener(heartbeatListener);
+        messaging.start(engine); // Peer messaging for Seti, objects and services (see the block below).
         running = true;
         engine.schedule(this::tick, config.heartbeatInterval());
         LOG.info("Oort node {} at {} starting; seeds {}, observing {}", id, config.url(), config.seeds(),
@@ -143,6 +144,7 @@ public final class Oort implements Cluster {
     @Override
     public void stop() {
         running = false;
+        messaging.stop(engine); // Peer messaging for Seti, objects and services (see the block below).
         List<Link> links = membership.stop();
         List<CompletableFuture<?>> disconnects = new ArrayList<>();
         for (Link link : links) {
@@ -252,6 +254,35 @@ public final class Oort implements Cluster {
         }
         return false;
     }
+
+    // ---- Peer messaging, for Seti, OortObject/OortMap/OortList and OortService (issue 19 items 5 and 6). ----
+    // Kept to this block and one line each in start() and stop(): the services live in their own classes.
+    private final PeerMessaging messaging = new PeerMessaging(this);
+
+    /** @return messages to and from joined peers on {@code /service/oort/<service>}, for services on the mesh */
+    public PeerMessaging messaging() {
+        return messaging;
+    }
+
+    /** @return the engine this node joins to the cluster */
+    public BayeuxEngine engine() {
+        return engine;
+    }
+
+    /**
+     * @param url a peer's URL
+     * @return this node's connected link to it, or null; under Membership's lock, so that a listener told of a join
+     *         finds the link that the join needed
+     */
+    Link linkTo(String url) {
+        for (Link link : membership.connectedLinks()) {
+            if (link.target().equals(url)) {
+                return link;
+            }
+        }
+        return null;
+    }
+    // ---- End of peer messaging. ----
 
     ClusterNode node() {
         return node;

@@ -69,6 +69,19 @@ final class OortTestNode implements AutoCloseable {
         return this;
     }
 
+    /**
+     * As {@link #start(Consumer)}, and {@code beforeStart} is given the built node before Jetty starts (where an
+     * application creates Seti, replicated objects and services).
+     */
+    OortTestNode start(Consumer<Oort.Builder> more, Consumer<Oort> beforeStart) throws Exception {
+        Oort.Builder builder = Oort.builder(engine).url(url).secret(SECRET);
+        more.accept(builder);
+        oort = builder.build();
+        beforeStart.accept(oort);
+        jetty.start();
+        return this;
+    }
+
     LocalSession connected(String name) throws Exception {
         LocalSession session = engine.newLocalSession(name);
         CompletableFuture<Message> reply = new CompletableFuture<>();

@@ -47,6 +47,15 @@ public final class HtmlReport {
         for (String key : List.of("published", "expected", "delivered", "lost", "duplicated", "errors")) {
             row(html, key, messages.get(key));
         }
+        for (String split : List.of("latencySameNode", "latencyCrossNode")) {
+            // Several nodes: what crossing the cluster adds is the difference of these two.
+            if (result.get(split) instanceof Map<?, ?> part) {
+                String name = split.equals("latencySameNode") ? "same-node" : "cross-node";
+                row(html, name + " p50 (ms)", part.get("p50"));
+                row(html, name + " p99 (ms)", part.get("p99"));
+                row(html, name + " deliveries", part.get("measuredDeliveries"));
+            }
+        }
         if (result.containsKey("serverHeapBytesPerClient")) {
             row(html, "server heap per idle client (bytes)", result.get("serverHeapBytesPerClient"));
         }

@@ -56,8 +56,27 @@ final class ServerCommandLine {
                     + "there and delivered on every node; its options (docs/cluster.md) go with --set.")
     String backplane;
 
+    @Option(names = "--oort-url", paramLabel = "URL",
+            description = "Join an Oort cluster as this node, reached by the other nodes at URL "
+                    + "(http://HOST:PORT/bayeux; port 0 stands for the port bound); needs --oort-secret-file. "
+                    + "Its other keys (oort.*, docs/cluster.md) go with --set.")
+    String oortUrl;
+
+    @Option(names = "--oort-seeds", paramLabel = "URL[,URL...]", split = ",",
+            description = "Oort: the nodes dialled at start (oort.seeds).")
+    List<String> oortSeeds;
+
+    @Option(names = "--oort-secret-file", paramLabel = "FILE",
+            description = "Oort: a file holding the shared secret, at least 32 bytes, the same on every node "
+                    + "(oort.secretFile).")
+    String oortSecretFile;
+
+    @Option(names = "--oort-channels", paramLabel = "GLOB[,GLOB...]", split = ",",
+            description = "Oort: the channels forwarded between nodes (oort.channels; default /**).")
+    List<String> oortChannels;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE",
-            description = "Set an engine, transport or backplane option (see docs/configuration.md and "
+            description = "Set an engine, transport, backplane or Oort (oort.*) option (see docs/configuration.md and "
                     + "docs/cluster.md); may be repeated.")
     List<String> settings = new ArrayList<>();
 

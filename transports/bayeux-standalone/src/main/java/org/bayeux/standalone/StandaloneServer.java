@@ -8,12 +8,16 @@ import java.util.Map;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.backplane.redis.RedisBackplane;
 import org.bayeux.backplane.redis.RedisBackplaneConfig;
+import org.bayeux.oort.Oort;
+import org.bayeux.oort.OortSettings;
+import org.bayeux.oort.Seti;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.bayeux.standalone.demo.ChatService;
+import org.bayeux.standalone.demo.SetiChat;
 import org.bayeux.server.ext.TimesyncExtension;
 import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
@@ -44,6 +48,7 @@ public final class StandaloneServer implements AutoCloseable {
     private final ServerConnector connector;
     private final BayeuxEngine engine;
     private final RedisBackplane backplane;
+    private final Oort oort;
     private final ChatService chat;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
@@ -71,7 +76,6 @@ public final class StandaloneServer implements AutoCloseable {
         if (backplane != null) {
             engine.setCluster(backplane);
         }
-        chat = options.demo ? new ChatService(engine) : null;
         jetty = new Server();
         HttpConfiguration http = new HttpConfiguration();
         // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
@@ -102,6 +106,17 @@ public final class StandaloneServer implements AutoCloseable {
         // A held long poll is silent for up to `timeout`; the connection must outlive it.
         connector.setIdleTimeout(Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis()));
         jetty.addConnector(connector);
+        if (options.oortSettings != null) {
+            // Bound first, so that port 0 in oort.url can be the port this node listens on.
+            connector.open();
+            oort = options.oortSettings.apply(Oort.builder(engine), advertisedUrl(options.oortSettings.url(),
+                    connector.getLocalPort())).build();
+        } else {
+            oort = null;
+        }
+        // Clustered, the demo's member lists and private messages span the nodes through Seti.
+        chat = !options.demo ? null : oort == null ? new ChatService(engine)
+                : new ChatService(engine, new SetiChat(new Seti(oort)));
         if (options.maxConnections > 0) {
             connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
                 @Override
@@ -126,6 +141,20 @@ public final class StandaloneServer implements AutoCloseable {
         jetty.start();
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
         LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
+    }
+
+    /** Port 0 in {@code oort.url} (or none, for http's default) stays as given unless it is 0: the port bound. */
+    static String advertisedUrl(String url, int boundPort) {
+        java.net.URI uri = java.net.URI.create(url);
+        if (uri.getPort() != 0) {
+            return url;
+        }
+        try {
+            return new java.net.URI(uri.getScheme(), uri.getUserInfo(), uri.getHost(), boundPort, uri.getPath(),
+                    uri.getQuery(), uri.getFragment()).toString();
+        } catch (java.net.URISyntaxException impossible) {
+            throw new IllegalArgumentException("oort.url=" + url, impossible);
+        }
     }
 
     /** A wildcard address is no address a browser can open: the machine itself is reached as localhost. */
@@ -203,6 +232,11 @@ public final class StandaloneServer implements AutoCloseable {
         return backplane;
     }
 
+    /** @return the Oort node this server joined with {@code --oort-url}, or null */
+    public Oort getOort() {
+        return oort;
+    }
+
     /** @return the engine */
     public BayeuxEngine getEngine() {
         return engine;
@@ -263,6 +297,8 @@ public final class StandaloneServer implements AutoCloseable {
         TransportConfig transportConfig;
         /** The Redis backplane's settings, or null for a single node. */
         RedisBackplaneConfig backplaneConfig;
+        /** The Oort node's settings (checked, secret file read), or null for no Oort. */
+        OortSettings oortSettings;
         boolean forwarded;
         int maxConnections = 100_000;
         Duration headerTimeout = Duration.ofSeconds(20);
@@ -293,9 +329,17 @@ public final class StandaloneServer implements AutoCloseable {
             Map<String, String> engineSettings = new LinkedHashMap<>();
             Map<String, String> transportSettings = new LinkedHashMap<>();
             Map<String, String> backplaneSettings = new LinkedHashMap<>();
+            Map<String, String> oortSettings = new LinkedHashMap<>();
             for (String setting : line.settings) {
-                addSetting(setting, engineSettings, transportSettings, backplaneSettings);
+                addSetting(setting, engineSettings, transportSettings, backplaneSettings, oortSettings);
             }
+            // The flags are the --set keys' short forms; given both, the flag wins.
+            putIfGiven(oortSettings, OortSettings.URL.key(), line.oortUrl);
+            putIfGiven(oortSettings, OortSettings.SEEDS.key(), line.oortSeeds == null ? null
+                    : String.join(",", line.oortSeeds));
+            putIfGiven(oortSettings, OortSettings.SECRET_FILE.key(), line.oortSecretFile);
+            putIfGiven(oortSettings, OortSettings.CHANNELS.key(), line.oortChannels == null ? null
+                    : String.join(",", line.oortChannels));
             Map<String, Path> tlsFiles = new LinkedHashMap<>();
             putIfGiven(tlsFiles, "--tls-keystore", line.tlsKeyStore);
             putIfGiven(tlsFiles, "--tls-password-file", line.tlsPasswordFile);
@@ -310,10 +354,35 @@ public final class StandaloneServer implements AutoCloseable {
                 options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
                 options.transportConfig = TransportConfig.fromMap(transportSettings);
                 options.backplaneConfig = backplaneConfig(line.backplane, backplaneSettings);
+                options.oortSettings = oortSettings(oortSettings);
             } catch (InvalidConfigurationException bad) {
                 throw new IllegalArgumentException(bad.getMessage(), bad);
             }
+            if (options.backplaneConfig != null && options.oortSettings != null) {
+                throw new IllegalArgumentException("--backplane and --oort-url: give one or the other (a node joins "
+                        + "one cluster: Oort or the Redis backplane)");
+            }
             return options;
+        }
+
+        /** @return the checked Oort settings, or null when no oort.* key is given */
+        private static OortSettings oortSettings(Map<String, String> settings) {
+            if (settings.isEmpty()) {
+                return null;
+            }
+            if (!settings.containsKey(OortSettings.URL.key())) {
+                throw new IllegalArgumentException("--set " + settings.keySet().iterator().next()
+                        + ": an Oort option, needs --oort-url (oort.url)");
+            }
+            OortSettings parsed = OortSettings.fromMap(settings);
+            parsed.toConfig(); // every rule now, and the secret file read, so that a bad value stops the start
+            return parsed;
+        }
+
+        private static void putIfGiven(Map<String, String> settings, String key, String value) {
+            if (value != null) {
+                settings.put(key, value);
+            }
         }
 
         private static void putIfGiven(Map<String, Path> files, String option, Path file) {
@@ -401,7 +470,7 @@ public final class StandaloneServer implements AutoCloseable {
         }
 
         private static void addSetting(String setting, Map<String, String> engine, Map<String, String> transport,
-                Map<String, String> backplane) {
+                Map<String, String> backplane, Map<String, String> oort) {
             int equals = setting.indexOf('=');
             if (equals <= 0) {
                 throw new IllegalArgumentException("--set " + setting + ": expected KEY=VALUE");
@@ -414,6 +483,12 @@ public final class StandaloneServer implements AutoCloseable {
                 transport.put(key, value);
             } else if (isKey(RedisBackplaneConfig.OPTIONS, key)) {
                 backplane.put(key, value);
+            } else if (OortSettings.isKey(key)) {
+                oort.put(key, value);
+            } else if (key.equals("oort.secret")) {
+                // Never on a command line, where other users of the machine can read it (ps).
+                throw new IllegalArgumentException("--set oort.secret: give the secret in a file, with "
+                        + "--oort-secret-file FILE (oort.secretFile)");
             } else {
                 throw new IllegalArgumentException("--set " + key + ": unknown option; see docs/configuration.md and docs/cluster.md");
             }

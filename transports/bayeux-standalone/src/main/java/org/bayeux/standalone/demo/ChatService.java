@@ -38,6 +38,13 @@ import org.bayeux.server.BayeuxService;
  *       {@code {"type":"private","from":…,"to":…,"text":…}} on {@code /chat/private} to every session of that name,
  *       and answers {@code {"delivered":n}}.</li>
  * </ul>
+ *
+ * <p>Clustered ({@link #ChatService(BayeuxServer, Cluster)}), the member lists and private messages span the nodes:
+ * the {@link Cluster} is told of every local change and answers the room's members on every node; member lists are
+ * then delivered to this node's subscribers of the room only (each node sends its own, so a client's versions come
+ * from one node and grow), and a private message reaches the name's sessions on every node ({@code delivered} is 1
+ * when at least one node has the name, else 0). Room messages themselves cross the nodes by the cluster's
+ * forwarding of {@code /chat/room/*}.</p>
  */
 public final class ChatService extends BayeuxService {
     /** The session attribute holding the chat name. */
@@ -52,16 +59,63 @@ public final class ChatService extends BayeuxService {
     private final Map<String, Set<ServerSession>> rooms = new TreeMap<>();
     /** How many membership changes there have been, in all rooms. Guarded by {@link #rooms}. */
     private long membersVersion;
+    /** Null for one node. */
+    private final Cluster cluster;
+
+    /**
+     * What a clustered chat needs from the cluster: where names and room memberships of this node are shared, and
+     * the members of a room on every node are read. Calls come from the threads of the sessions' changes.
+     */
+    public interface Cluster {
+        /**
+         * @param chat the service, to be told of other nodes' changes ({@link #membersChanged})
+         */
+        void attach(ChatService chat);
+
+        /** A session of this node named itself. */
+        void named(String name, ServerSession session);
+
+        /** A named session of this node joined a room. */
+        void joined(String room, String name, ServerSession session);
+
+        /** A named session of this node left a room (or ended). */
+        void left(String room, String name, ServerSession session);
+
+        /**
+         * @param room a room
+         * @return the names in it on every node, sorted, each once
+         */
+        List<String> members(String room);
+
+        /**
+         * @param to a name
+         * @param note the private message
+         * @return whether a session of that name is on this node or the message was sent to a node that has one
+         */
+        boolean sendPrivate(String to, Map<String, Object> note);
+    }
 
     /** @param server the server to serve */
     public ChatService(BayeuxServer server) {
+        this(server, null);
+    }
+
+    /**
+     * @param server the server to serve
+     * @param cluster where rooms and names are shared with the other nodes; null for one node
+     */
+    public ChatService(BayeuxServer server, Cluster cluster) {
         super(server, "chat");
+        this.cluster = cluster;
         server.addSessionListener(new SessionListener() {
             @Override
             public void sessionAdded(ServerSession session, ServerMessage handshake) {
                 String name = nameIn(handshake);
                 if (name != null) {
                     session.setAttribute(NAME_ATTRIBUTE, name);
+                    if (cluster != null) {
+                        cluster.named(name, session);
+                    }
                 }
             }
 
@@ -94,6 +148,18 @@ public final class ChatService extends BayeuxService {
             return membersMessage(room);
         });
         addService("/service/chat/private", this::sendPrivate);
+        if (cluster != null) {
+            cluster.attach(this);
+        }
+    }
+
+    /**
+     * Another node's members of a room changed: this node's subscribers of the room get the new list.
+     *
+     * @param room the room
+     */
+    public void membersChanged(String room) {
+        publishMembers(room);
     }
 
     private boolean stampChatMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
@@ -131,6 +197,9 @@ public final class ChatService extends BayeuxService {
         note.put("from", from);
         note.put("to", to);
         note.put("text", text);
+        if (cluster != null) {
+            return Map.of("delivered", cluster.sendPrivate((String) to, note) ? 1 : 0);
+        }
         int delivered = 0;
         for (ServerSession session : getServer().getSessions()) {
             if (to.equals(nameOf(session))) {
@@ -143,9 +212,12 @@ public final class ChatService extends BayeuxService {
 
     /**
      * @param room a room name
-     * @return the names of its members, in joining order
+     * @return the names of its members, in joining order (clustered: on every node, sorted, each name once)
      */
     public List<String> members(String room) {
+        if (cluster != null) {
+            return cluster.members(room);
+        }
         synchronized (rooms) {
             List<String> names = new ArrayList<>();
             for (ServerSession session : rooms.getOrDefault(room, Set.of())) {
@@ -156,14 +228,24 @@ public final class ChatService extends BayeuxService {
     }
 
     private boolean change(String room, ServerSession session, boolean join) {
+        boolean changed;
         synchronized (rooms) {
-            boolean changed = join ? rooms.computeIfAbsent(room, r -> new java.util.LinkedHashSet<>()).add(session)
+            changed = join ? rooms.computeIfAbsent(room, r -> new java.util.LinkedHashSet<>()).add(session)
                     : leave(room, session);
             if (changed) {
                 membersVersion++;
             }
-            return changed;
         }
+        if (changed && cluster != null) {
+            // Outside the lock: the cluster tells other nodes, and may call back.
+            String name = nameOf(session);
+            if (join) {
+                cluster.joined(room, name, session);
+            } else {
+                cluster.left(room, name, session);
+            }
+        }
+        return changed;
     }
 
     private boolean leave(String room, ServerSession session) {
@@ -195,8 +277,17 @@ public final class ChatService extends BayeuxService {
 
     // Published outside the lock, as delivery may run listeners of other sessions; hence the version.
     private void publishMembers(String room) {
-        getServer().createChannelIfAbsent(ROOM_PREFIX + room)
-                .publish(getLocalSession(), membersMessage(room), Promise.noop());
+        ServerChannel channel = getServer().createChannelIfAbsent(ROOM_PREFIX + room);
+        if (cluster == null) {
+            channel.publish(getLocalSession(), membersMessage(room), Promise.noop());
+            return;
+        }
+        // Clustered: to this node's subscribers only, not published, so that the cluster does not forward it (every
+        // node sends its own subscribers the whole list, with its own growing version).
+        Map<String, Object> members = membersMessage(room);
+        for (ServerSession subscriber : channel.getSubscribers()) {
+            subscriber.deliver(getLocalSession(), channel.getId(), members, Promise.noop());
+        }
     }
 
     private Map<String, Object> membersMessage(String room) {
@@ -204,7 +295,14 @@ public final class ChatService extends BayeuxService {
         data.put("type", "members");
         data.put("room", room);
         synchronized (rooms) {
-            data.put("members", members(room));
+            if (cluster != null) {
+                // A version for each reading of the cluster's list, taken together, so that a higher version never
+                // carries an older list (the cluster calls back without holding its own lock: no deadlock).
+                membersVersion++;
+                data.put("members", cluster.members(room));
+            } else {
+                data.put("members", members(room));
+            }
             data.put("version", membersVersion);
         }
         return data;

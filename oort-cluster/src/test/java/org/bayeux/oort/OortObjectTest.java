@@ -1,0 +1,163 @@
+package org.bayeux.oort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import org.bayeux.server.cluster.ClusterMember;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** OortObject, OortMap and OortList on real nodes on loopback. */
+class OortObjectTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private final OortCluster cluster = new OortCluster();
+    private final List<OortObject<Long>> counters = new ArrayList<>();
+    private final List<OortMap<Object>> maps = new ArrayList<>();
+    private final List<OortList<Object>> lists = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        cluster.close();
+    }
+
+    /** A node with a counter, a map and a list, created before it starts; seeded with every node before it. */
+    private OortTestNode addNode(int maxMessageBytes) throws Exception {
+        OortTestNode node = new OortTestNode();
+        List<String> seeds = cluster.nodes.stream().map(n -> n.url).toList();
+        cluster.nodes.add(node);
+        node.start(oort -> oort.seeds(seeds).maxMessageBytes(maxMessageBytes), oort -> {
+            counters.add(OortObject.create(oort, "counter", 0L));
+            maps.add(OortMap.create(oort, "map"));
+            lists.add(OortList.create(oort, "list"));
+        });
+        return node;
+    }
+
+    private OortTestNode addNode() throws Exception {
+        return addNode(512 * 1024);
+    }
+
+    private static <T, R> void awaitOnAll(List<? extends OortObject<T>> objects, Function<OortObject<T>, R> view,
+            R expected) {
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (OortObject<T> object : objects) {
+                assertThat(view.apply(object)).isEqualTo(expected);
+            }
+        });
+    }
+
+    @Test
+    void updatesFromThreeNodesAreMergedOnEveryNode() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            addNode();
+        }
+        cluster.awaitMesh();
+        for (int i = 0; i < 3; i++) {
+            counters.get(i).setLocal(i + 1L);
+            maps.get(i).put("node" + i, (long) i);
+            lists.get(i).add("a" + i);
+            lists.get(i).add("shared");
+        }
+        awaitOnAll(counters, counter -> counter.merge(OortMergers.sumLongs()), 6L);
+        awaitOnAll(maps, map -> ((OortMap<Object>) map).getMerged(), Map.of("node0", 0L, "node1", 1L, "node2", 2L));
+        awaitOnAll(lists, list -> list.merge(OortMergers.unionLists()).size(), 4);
+        assertThat(lists.get(1).getMerged()).hasSize(6).startsWith("a1", "shared");
+        assertThat(lists.get(0).merge(OortMergers.unionLists())).startsWith("a0", "shared");
+
+        maps.get(1).remove("node1");
+        counters.get(2).setLocal(10L);
+        awaitOnAll(maps, map -> ((OortMap<Object>) map).getMerged(), Map.of("node0", 0L, "node2", 2L));
+        awaitOnAll(counters, counter -> counter.merge(OortMergers.sumLongs()), 13L);
+        assertThat(counters.get(2).version()).isEqualTo(2);
+        assertThat(counters.get(0).gaps()).isZero();
+    }
+
+    @Test
+    void aLateJoinerGetsEveryPartAndADepartedNodesPartIsDropped() throws Exception {
+        addNode();
+        addNode();
+        cluster.awaitMesh();
+        maps.get(0).put("a", "from A");
+        maps.get(1).put("b", "from B");
+        counters.get(0).setLocal(5L);
+        counters.get(1).setLocal(7L);
+
+        OortTestNode c = addNode();
+        cluster.awaitMesh();
+        awaitOnAll(maps, map -> ((OortMap<Object>) map).getMerged(), Map.of("a", "from A", "b", "from B"));
+        awaitOnAll(counters, counter -> counter.merge(OortMergers.sumLongs()), 12L);
+
+        List<String> removed = new CopyOnWriteArrayList<>();
+        maps.get(0).addListener(new OortObject.Listener<>() {
+            @Override
+            public void removed(ClusterMember member, Map<String, Object> part) {
+                removed.add(member.id() + " " + part);
+            }
+        });
+        String cId = c.oort.id();
+        maps.get(2).put("c", "from C");
+        await().atMost(WAIT).until(() -> maps.get(0).getMerged().containsKey("c"));
+        c.close();
+        await().atMost(WAIT).until(() -> !maps.get(0).getMerged().containsKey("c")
+                && !maps.get(1).getMerged().containsKey("c"));
+        assertThat(maps.get(0).parts()).doesNotContainKey(cId);
+        assertThat(removed).containsExactly(cId + " {c=from C}");
+    }
+
+    @Test
+    void aVersionGapMakesTheReceiverPullTheWholePart() throws Exception {
+        addNode();
+        addNode();
+        cluster.awaitMesh();
+        OortTestNode b = cluster.get(1);
+        AtomicInteger dropped = new AtomicInteger();
+        // B loses A's second change of the map.
+        b.oort.messaging().dropIncoming = (service, data) -> service.equals("object/map")
+                && "delta".equals(data.get("type")) && Long.valueOf(2).equals(data.get("version"))
+                && dropped.incrementAndGet() == 1;
+        maps.get(0).put("k1", 1L);
+        maps.get(0).put("k2", 2L);
+        maps.get(0).put("k3", 3L);
+        await().atMost(WAIT).until(() -> maps.get(1).getMerged().equals(Map.of("k1", 1L, "k2", 2L, "k3", 3L)));
+        assertThat(dropped.get()).isEqualTo(1);
+        assertThat(maps.get(1).gaps()).isEqualTo(1);
+        assertThat(maps.get(1).pulls()).isEqualTo(1);
+
+        // Changes after the pull apply one by one again.
+        maps.get(0).put("k4", 4L);
+        await().atMost(WAIT).until(() -> maps.get(1).getMerged().containsKey("k4"));
+        assertThat(maps.get(1).pulls()).isEqualTo(1);
+    }
+
+    @Test
+    void aPartLargerThanTheLimitIsRefusedAndNotSent() throws Exception {
+        addNode(4096);
+        addNode(4096);
+        cluster.awaitMesh();
+        maps.get(0).put("small", "x");
+        await().atMost(WAIT).until(() -> maps.get(1).getMerged().containsKey("small"));
+
+        assertThatThrownBy(() -> maps.get(0).put("big", "y".repeat(5000)))
+                .isInstanceOf(OortMessageTooLargeException.class)
+                .hasMessageContaining("Oort object 'map'").hasMessageContaining("oort.maxMessageBytes=4096");
+        assertThatThrownBy(() -> lists.get(0).add("z".repeat(5000))).isInstanceOf(OortMessageTooLargeException.class);
+        assertThat(maps.get(0).getLocal()).isEqualTo(Map.of("small", "x"));
+        assertThat(maps.get(0).version()).isEqualTo(1);
+        assertThat(lists.get(0).getLocal()).isEmpty();
+
+        // The next change is numbered 2: the refused one took no number, so B sees no gap.
+        maps.get(0).put("after", "y");
+        await().atMost(WAIT).until(() -> maps.get(1).getMerged().containsKey("after"));
+        assertThat(maps.get(1).getMerged()).doesNotContainKey("big");
+        assertThat(maps.get(1).gaps()).isZero();
+    }
+}
