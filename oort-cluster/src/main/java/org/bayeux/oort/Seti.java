@@ -79,23 +79,21 @@ public final class Seti {
     private final List<PresenceListener> listeners = new CopyOnWriteArrayList<>();
 
     /**
-     * Registers Seti on a node. Create it on every node, preferably before the engine starts (a node whose Seti is
-     * created later asks every joined member for its list).
+     * Registers Seti on a node. Create it on every node, preferably before the engine starts (one created later asks
+     * every member joined then for its list).
      *
      * @param oort the node
      */
     public Seti(Oort oort) {
         this.messaging = oort.messaging();
-        // Created after the node started, a member's list may have come before this handler: ask for it.
-        boolean late = messaging.isStarted();
         messaging.register(SERVICE, this::received);
         messaging.addMembershipListener(new ClusterListener() {
             @Override
             public void joined(ClusterMember member) {
+                // Each side sends its list and asks for the other's: a list sent before this side had the member
+                // joined was dropped here (messages count only from joined members).
                 sendAll(member);
-                if (late) {
-                    sendQuietly(member, Map.of("type", "pull"));
-                }
+                sendQuietly(member, Map.of("type", "pull"));
             }
 
             @Override

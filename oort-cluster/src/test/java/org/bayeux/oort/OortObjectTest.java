@@ -46,6 +46,14 @@ class OortObjectTest {
         return addNode(512 * 1024);
     }
 
+    /** Waits until every object on every node has the part of every node: the joins' exchanges are done. */
+    private void awaitAllParts() {
+        int nodes = cluster.running().size();
+        await().atMost(WAIT).until(() -> counters.stream().allMatch(o -> o.parts().size() == nodes)
+                && maps.stream().allMatch(o -> o.parts().size() == nodes)
+                && lists.stream().allMatch(o -> o.parts().size() == nodes));
+    }
+
     private static <T, R> void awaitOnAll(List<? extends OortObject<T>> objects, Function<OortObject<T>, R> view,
             R expected) {
         await().atMost(WAIT).untilAsserted(() -> {
@@ -61,6 +69,7 @@ class OortObjectTest {
             addNode();
         }
         cluster.awaitMesh();
+        awaitAllParts();
         for (int i = 0; i < 3; i++) {
             counters.get(i).setLocal(i + 1L);
             maps.get(i).put("node" + i, (long) i);
@@ -118,6 +127,7 @@ class OortObjectTest {
         addNode();
         addNode();
         cluster.awaitMesh();
+        awaitAllParts();
         OortTestNode b = cluster.get(1);
         AtomicInteger dropped = new AtomicInteger();
         // B loses A's second change of the map.
@@ -143,6 +153,7 @@ class OortObjectTest {
         addNode(4096);
         addNode(4096);
         cluster.awaitMesh();
+        awaitAllParts();
         maps.get(0).put("small", "x");
         await().atMost(WAIT).until(() -> maps.get(1).getMerged().containsKey("small"));
 
