@@ -300,7 +300,10 @@ public class OortObject<T> {
             Remote<T> remote = remotes.computeIfAbsent(from.id(), id -> new Remote<>(from));
             if ("part".equals(type)) {
                 // A whole part: newer than what this node has, or the first since the member joined.
-                if (remote.part == null || received >= remote.version) {
+                if (remote.part != null && received == remote.version) {
+                    // The same version again (a join's part and the answer to its pull): nothing changed.
+                    remote.pullingSince = 0;
+                } else if (remote.part == null || received > remote.version) {
                     remote.part = fromJson(data.get("value"));
                     remote.version = received;
                     remote.pullingSince = 0;

@@ -1,6 +1,7 @@
 package org.bayeux.oort;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
@@ -58,6 +60,8 @@ public final class PeerMessaging {
             "resend", "join");
     /** Membership events waiting for the listeners' thread; they are rare, this bound is only a safety net. */
     private static final int MAX_PENDING_EVENTS = 10_000;
+    /** How long a stopping node waits for its listeners to hear that every peer left. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
     /** How many departed incarnations are remembered, to drop their late messages. */
     private static final int MAX_DEPARTED = 1_000;
 
@@ -126,6 +130,19 @@ public final class PeerMessaging {
         server = null;
         for (ClusterMember member : members()) {
             engineListener.left(member);
+        }
+        // The links' threads stop with the node: wait (bounded) until the listeners heard every departure.
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        synchronized (events) {
+            long left;
+            while ((draining || !events.isEmpty()) && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    events.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
@@ -417,7 +434,12 @@ public final class PeerMessaging {
             }
             draining = true;
         }
-        threads.execute(this::drain);
+        try {
+            threads.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+            // The threads are stopping with the node: tell the listeners here.
+            drain();
+        }
     }
 
     private void drain() {
@@ -427,6 +449,7 @@ public final class PeerMessaging {
                 next = events.poll();
                 if (next == null) {
                     draining = false;
+                    events.notifyAll();
                     return;
                 }
             }
