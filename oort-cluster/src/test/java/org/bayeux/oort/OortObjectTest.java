@@ -161,6 +161,8 @@ class OortObjectTest {
                 .isInstanceOf(OortMessageTooLargeException.class)
                 .hasMessageContaining("Oort object 'map'").hasMessageContaining("oort.maxMessageBytes=4096");
         assertThatThrownBy(() -> lists.get(0).add("z".repeat(5000))).isInstanceOf(OortMessageTooLargeException.class);
+        assertThatThrownBy(() -> maps.get(0).put("not json", new Object()))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(maps.get(0).getLocal()).isEqualTo(Map.of("small", "x"));
         assertThat(maps.get(0).version()).isEqualTo(1);
         assertThat(lists.get(0).getLocal()).isEmpty();
