@@ -149,6 +149,37 @@ class OortObjectTest {
     }
 
     @Test
+    void concurrentChangesOnOneNodeArriveInVersionOrder() throws Exception {
+        addNode();
+        addNode();
+        cluster.awaitMesh();
+        awaitAllParts();
+        int threads = 4;
+        int each = 250;
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            writers.add(new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    maps.get(0).put("t" + thread + "-" + i, (long) i);
+                    if (i % 10 == 0) {
+                        maps.get(0).remove("t" + thread + "-" + (i - 10));
+                    }
+                }
+            }));
+        }
+        writers.forEach(Thread::start);
+        for (Thread writer : writers) {
+            writer.join(60_000);
+        }
+        Map<String, Object> expected = maps.get(0).getLocal();
+        assertThat(expected).hasSize(threads * each - threads * (each / 10 - 1));
+        await().atMost(Duration.ofSeconds(60)).until(() -> maps.get(1).parts().get(cluster.get(0).oort.id())
+                .equals(expected));
+        assertThat(maps.get(1).gaps()).as("one link, changes sent in version order").isZero();
+    }
+
+    @Test
     void aPartLargerThanTheLimitIsRefusedAndNotSent() throws Exception {
         addNode(4096);
         addNode(4096);
