@@ -110,15 +110,14 @@ public class OortObject<T> {
         this.service = "object/" + name;
         this.pullRetryNanos = oort.config().peerTimeout().toNanos();
         this.local = Objects.requireNonNull(initial, "initial");
-        boolean late = messaging.isStarted();
         messaging.register(service, this::received);
         messaging.addMembershipListener(new ClusterListener() {
             @Override
             public void joined(ClusterMember member) {
+                // Each side sends its part and asks for the other's: a part sent before this side had the member
+                // joined was dropped here (messages count only from joined members).
                 sendPart(member);
-                if (late) {
-                    send(member, Map.of("type", "pull"));
-                }
+                send(member, Map.of("type", "pull"));
             }
 
             @Override
@@ -212,7 +211,7 @@ public class OortObject<T> {
         return gaps.sum();
     }
 
-    /** @return how many whole parts this node asked members for */
+    /** @return how many whole parts this node asked members for because of a gap (not counting those of joins) */
     public long pulls() {
         return pulls.sum();
     }
@@ -301,7 +300,10 @@ public class OortObject<T> {
             Remote<T> remote = remotes.computeIfAbsent(from.id(), id -> new Remote<>(from));
             if ("part".equals(type)) {
                 // A whole part: newer than what this node has, or the first since the member joined.
-                if (remote.part == null || received >= remote.version) {
+                if (remote.part != null && received == remote.version) {
+                    // The same version again (a join's part and the answer to its pull): nothing changed.
+                    remote.pullingSince = 0;
+                } else if (remote.part == null || received > remote.version) {
                     remote.part = fromJson(data.get("value"));
                     remote.version = received;
                     remote.pullingSince = 0;

@@ -1,6 +1,7 @@
 package org.bayeux.oort;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,6 +12,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -43,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * {@linkplain #addMembershipListener listeners} in the same order, but on one thread of its own, never under the
  * cluster's locks, so that a listener may send at once. A member that has {@code left} is never heard again: its
  * later messages, if any are still on their way, are dropped (a node that restarts or heals comes back as a new
- * member id).</p>
+ * member id). A message from a peer that is not joined here (yet, or any more) is dropped: on every join, the
+ * services send their state and ask for the other side's, which covers what was dropped before.</p>
  */
 public final class PeerMessaging {
     /** The prefix of every service channel. */
@@ -56,6 +60,8 @@ public final class PeerMessaging {
             "resend", "join");
     /** Membership events waiting for the listeners' thread; they are rare, this bound is only a safety net. */
     private static final int MAX_PENDING_EVENTS = 10_000;
+    /** How long a stopping node waits for its listeners to hear that every peer left. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
     /** How many departed incarnations are remembered, to drop their late messages. */
     private static final int MAX_DEPARTED = 1_000;
 
@@ -91,6 +97,11 @@ public final class PeerMessaging {
     private volatile BayeuxServer server;
     private volatile JsonCodec codec;
     private volatile Executor executor;
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder notSent = new LongAdder();
+    private final LongAdder oversize = new LongAdder();
+    private final LongAdder received = new LongAdder();
+    private final LongAdder notJoined = new LongAdder();
     /** A test hook: drops incoming messages for which it answers true. */
     volatile BiPredicate<String, Map<String, Object>> dropIncoming;
 
@@ -119,6 +130,19 @@ public final class PeerMessaging {
         server = null;
         for (ClusterMember member : members()) {
             engineListener.left(member);
+        }
+        // The links' threads stop with the node: wait (bounded) until the listeners heard every departure.
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        synchronized (events) {
+            long left;
+            while ((draining || !events.isEmpty()) && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    events.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
@@ -177,6 +201,31 @@ public final class PeerMessaging {
             }
         }
         return null;
+    }
+
+    /** @return messages sent to a peer's link */
+    public long sentCount() {
+        return sent.sum();
+    }
+
+    /** @return messages not sent: the member was not joined, or its link held {@code oort.maxQueueBytes} */
+    public long notSentCount() {
+        return notSent.sum();
+    }
+
+    /** @return messages refused because their JSON was larger than {@code oort.maxMessageBytes} */
+    public long oversizeCount() {
+        return oversize.sum();
+    }
+
+    /** @return messages of peers handed to a handler */
+    public long receivedCount() {
+        return received.sum();
+    }
+
+    /** @return messages of peers dropped because the sender was not joined here (yet, or any more) */
+    public long notJoinedCount() {
+        return notJoined.sum();
     }
 
     /** @return true between the start and the stop of the node */
@@ -272,6 +321,7 @@ public final class PeerMessaging {
         int bytes = jsonBytes(data);
         int max = oort.config().maxMessageBytes();
         if (bytes > max) {
+            oversize.increment();
             throw new OortMessageTooLargeException(service, bytes, max);
         }
         return bytes;
@@ -290,14 +340,20 @@ public final class PeerMessaging {
 
     private boolean sendMeasured(ClusterMember to, String service, Map<String, Object> data, int bytes) {
         if (!members.containsKey(to.id())) {
+            notSent.increment();
             return false;
         }
         Link link = oort.linkTo(to.url());
-        return link != null && link.send(PREFIX + service, data, bytes, taken -> {
+        if (link == null || !link.send(PREFIX + service, data, bytes, taken -> {
             if (!taken) {
                 LOG.debug("Oort node {} did not take a message on service {}", to.id(), service);
             }
-        });
+        })) {
+            notSent.increment();
+            return false;
+        }
+        sent.increment();
+        return true;
     }
 
     private static void checkName(String service) {
@@ -332,14 +388,19 @@ public final class PeerMessaging {
     private boolean received(String service, ServerSession sender, ServerMessage.Mutable message) {
         JoinProof.Peer peer = OortGate.peerOf(sender);
         Handler handler = handlers.get(service);
-        if (peer == null || handler == null || !(message.getData() instanceof Map<?, ?> data)
-                || departed.contains(peer.id())) {
+        if (peer == null || handler == null || !(message.getData() instanceof Map<?, ?> data)) {
+            return false;
+        }
+        if (!members.containsKey(peer.id())) {
+            // Not joined here (yet, or any more): the services exchange their state again once it is.
+            notJoined.increment();
             return false;
         }
         BiPredicate<String, Map<String, Object>> drop = dropIncoming;
         if (drop != null && drop.test(service, (Map<String, Object>) data)) {
             return false;
         }
+        received.increment();
         try {
             handler.onMessage(new ClusterMember(peer.id(), peer.url()), (Map<String, Object>) data);
         } catch (RuntimeException e) {
@@ -373,7 +434,12 @@ public final class PeerMessaging {
             }
             draining = true;
         }
-        threads.execute(this::drain);
+        try {
+            threads.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+            // The threads are stopping with the node: tell the listeners here.
+            drain();
+        }
     }
 
     private void drain() {
@@ -383,6 +449,7 @@ public final class PeerMessaging {
                 next = events.poll();
                 if (next == null) {
                     draining = false;
+                    events.notifyAll();
                     return;
                 }
             }

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.api.Promise;
 import org.bayeux.api.server.ServerSession;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each node keeps its own users (user id to its sessions here; an association ends when the session goes) and a
  * copy of every joined member's list of user ids. A user is present on a node from its first association there to
- * its last disassociation; each such change is sent to every joined member ({@code present}/{@code absent}). On every
+ * its last disassociation; each such change is numbered and sent to every joined member ({@code present}/
+ * {@code absent}); a member that sees a number skip (a message lost) pulls this node's whole list. On every
  * {@code joined} of a member (a new incarnation: a restart or a healed partition) each side sends its full list, and
  * the receiver <em>replaces</em> what it had of that member; when a member leaves, its users are removed here, with
  * an {@code absent} event for each. Lists are split into messages under {@code oort.maxMessageBytes}.</p>
@@ -76,26 +78,34 @@ public final class Seti {
     private final Map<String, ClusterMember> remoteMembers = new HashMap<>();
     /** Lists being received in several messages, by member id. */
     private final Map<String, Set<String>> incoming = new HashMap<>();
+    /** The version of each member's list this node has: how many presence changes of that member it applied. */
+    private final Map<String, Long> remoteVersions = new HashMap<>();
+    /** When this node last asked a member for its list because of a gap (System.nanoTime). */
+    private final Map<String, Long> pullingSince = new HashMap<>();
+    private final long pullRetryNanos;
+    private final LongAdder gaps = new LongAdder();
+    private final LongAdder pulls = new LongAdder();
+    /** How many presence changes of this node were sent: each present or absent carries the next number. */
+    private long version;
     private final List<PresenceListener> listeners = new CopyOnWriteArrayList<>();
 
     /**
-     * Registers Seti on a node. Create it on every node, preferably before the engine starts (a node whose Seti is
-     * created later asks every joined member for its list).
+     * Registers Seti on a node. Create it on every node, preferably before the engine starts (one created later asks
+     * every member joined then for its list).
      *
      * @param oort the node
      */
     public Seti(Oort oort) {
         this.messaging = oort.messaging();
-        // Created after the node started, a member's list may have come before this handler: ask for it.
-        boolean late = messaging.isStarted();
+        this.pullRetryNanos = oort.config().peerTimeout().toNanos();
         messaging.register(SERVICE, this::received);
         messaging.addMembershipListener(new ClusterListener() {
             @Override
             public void joined(ClusterMember member) {
+                // Each side sends its list and asks for the other's: a list sent before this side had the member
+                // joined was dropped here (messages count only from joined members).
                 sendAll(member);
-                if (late) {
-                    sendQuietly(member, Map.of("type", "pull"));
-                }
+                sendQuietly(member, Map.of("type", "pull"));
             }
 
             @Override
@@ -140,7 +150,7 @@ public final class Seti {
             sessions.put(session, onRemoved);
             if (sessions.size() == 1) {
                 events.add(new Event(true, userId, messaging.self(), true));
-                broadcastQuietly(Map.of("type", "present", "userId", userId));
+                broadcastQuietly(Map.of("type", "present", "userId", userId, "version", ++version));
             }
         }
         session.addRemovedListener(onRemoved);
@@ -169,7 +179,7 @@ public final class Seti {
             if (sessions.isEmpty()) {
                 local.remove(userId);
                 events.add(new Event(false, userId, messaging.self(), true));
-                broadcastQuietly(Map.of("type", "absent", "userId", userId));
+                broadcastQuietly(Map.of("type", "absent", "userId", userId, "version", ++version));
             }
         }
         session.removeRemovedListener(onRemoved);
@@ -270,21 +280,27 @@ public final class Seti {
             sendAll(from);
             return;
         }
+        if (!(data.get("version") instanceof Number number)) {
+            return;
+        }
+        long received = number.longValue();
         List<Event> events = new ArrayList<>();
+        boolean pull = false;
         synchronized (this) {
             if (messaging.hasLeft(from.id())) {
                 return;
             }
-            if ("present".equals(type) && user instanceof String userId) {
-                remoteMembers.put(from.id(), from);
-                if (remote.computeIfAbsent(from.id(), id -> new HashSet<>()).add(userId)) {
-                    events.add(new Event(true, userId, from, false));
-                }
-            } else if ("absent".equals(type) && user instanceof String userId) {
-                Set<String> users = remote.get(from.id());
-                if (users != null && users.remove(userId)) {
-                    events.add(new Event(false, userId, from, false));
-                }
+            Long known = remoteVersions.get(from.id());
+            boolean change = ("present".equals(type) || "absent".equals(type)) && user instanceof String;
+            if (change && (known == null || received > known + 1)) {
+                // A change lost on the way (or one before the member's list): its whole list is pulled.
+                gaps.increment();
+                pull = startPull(from.id());
+            } else if (change && received == known + 1) {
+                remoteVersions.put(from.id(), received);
+                applyChange(from, "present".equals(type), (String) user, events);
+            } else if (change) {
+                LOG.debug("Seti: an old presence change from node {}: dropped", from.id());
             } else if ("all".equals(type) && data.get("userIds") instanceof List<?> ids) {
                 Set<String> list = Boolean.TRUE.equals(data.get("first")) ? new HashSet<>()
                         : incoming.computeIfAbsent(from.id(), id -> new HashSet<>());
@@ -295,6 +311,8 @@ public final class Seti {
                 }
                 if (Boolean.TRUE.equals(data.get("last"))) {
                     incoming.remove(from.id());
+                    pullingSince.remove(from.id());
+                    remoteVersions.put(from.id(), received);
                     replace(from, list, events);
                 } else {
                     incoming.put(from.id(), list);
@@ -303,7 +321,48 @@ public final class Seti {
                 LOG.debug("A Seti message of an unknown type from node {}: dropped", from.id());
             }
         }
+        if (pull) {
+            pulls.increment();
+            sendQuietly(from, Map.of("type", "pull"));
+        }
         fire(events);
+    }
+
+    private void applyChange(ClusterMember from, boolean present, String userId, List<Event> events) {
+        remoteMembers.put(from.id(), from);
+        Set<String> users = remote.computeIfAbsent(from.id(), id -> new HashSet<>());
+        if (present ? users.add(userId) : users.remove(userId)) {
+            events.add(new Event(present, userId, from, false));
+        }
+    }
+
+    /** @return true if a pull is to be asked for: none is outstanding, or the last got no answer in time */
+    private boolean startPull(String memberId) {
+        long now = System.nanoTime();
+        Long since = pullingSince.get(memberId);
+        if (since != null && now - since < pullRetryNanos) {
+            return false;
+        }
+        pullingSince.put(memberId, now);
+        return true;
+    }
+
+    /** @return how many times a member's presence changes skipped a number here (each makes this node pull its list) */
+    public long gaps() {
+        return gaps.sum();
+    }
+
+    /** @return how many lists this node asked members for because of a gap (not counting those of joins) */
+    public long pulls() {
+        return pulls.sum();
+    }
+
+    /**
+     * @param memberId a member's id
+     * @return true if this node has received that member's whole list since it joined
+     */
+    synchronized boolean hasListOf(String memberId) {
+        return remoteVersions.containsKey(memberId);
     }
 
     /** A member's full list replaces what this node had of it: the differences are the events. */
@@ -327,6 +386,8 @@ public final class Seti {
         List<Event> events = new ArrayList<>();
         synchronized (this) {
             incoming.remove(member.id());
+            remoteVersions.remove(member.id());
+            pullingSince.remove(member.id());
             remoteMembers.remove(member.id());
             Set<String> users = remote.remove(member.id());
             if (users != null) {
@@ -364,6 +425,7 @@ public final class Seti {
             message.put("userIds", chunks.get(i));
             message.put("first", i == 0);
             message.put("last", i == chunks.size() - 1);
+            message.put("version", version);
             if (!sendQuietly(member, message)) {
                 return;
             }

@@ -46,6 +46,14 @@ class OortObjectTest {
         return addNode(512 * 1024);
     }
 
+    /** Waits until every object on every node has the part of every node: the joins' exchanges are done. */
+    private void awaitAllParts() {
+        int nodes = cluster.running().size();
+        await().atMost(WAIT).until(() -> counters.stream().allMatch(o -> o.parts().size() == nodes)
+                && maps.stream().allMatch(o -> o.parts().size() == nodes)
+                && lists.stream().allMatch(o -> o.parts().size() == nodes));
+    }
+
     private static <T, R> void awaitOnAll(List<? extends OortObject<T>> objects, Function<OortObject<T>, R> view,
             R expected) {
         await().atMost(WAIT).untilAsserted(() -> {
@@ -61,6 +69,7 @@ class OortObjectTest {
             addNode();
         }
         cluster.awaitMesh();
+        awaitAllParts();
         for (int i = 0; i < 3; i++) {
             counters.get(i).setLocal(i + 1L);
             maps.get(i).put("node" + i, (long) i);
@@ -118,6 +127,7 @@ class OortObjectTest {
         addNode();
         addNode();
         cluster.awaitMesh();
+        awaitAllParts();
         OortTestNode b = cluster.get(1);
         AtomicInteger dropped = new AtomicInteger();
         // B loses A's second change of the map.
@@ -139,10 +149,42 @@ class OortObjectTest {
     }
 
     @Test
+    void concurrentChangesOnOneNodeArriveInVersionOrder() throws Exception {
+        addNode();
+        addNode();
+        cluster.awaitMesh();
+        awaitAllParts();
+        int threads = 4;
+        int each = 250;
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            writers.add(new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    maps.get(0).put("t" + thread + "-" + i, (long) i);
+                    if (i % 10 == 0) {
+                        maps.get(0).remove("t" + thread + "-" + (i - 10));
+                    }
+                }
+            }));
+        }
+        writers.forEach(Thread::start);
+        for (Thread writer : writers) {
+            writer.join(60_000);
+        }
+        Map<String, Object> expected = maps.get(0).getLocal();
+        assertThat(expected).hasSize(threads * each - threads * (each / 10 - 1));
+        await().atMost(Duration.ofSeconds(60)).until(() -> maps.get(1).parts().get(cluster.get(0).oort.id())
+                .equals(expected));
+        assertThat(maps.get(1).gaps()).as("one link, changes sent in version order").isZero();
+    }
+
+    @Test
     void aPartLargerThanTheLimitIsRefusedAndNotSent() throws Exception {
         addNode(4096);
         addNode(4096);
         cluster.awaitMesh();
+        awaitAllParts();
         maps.get(0).put("small", "x");
         await().atMost(WAIT).until(() -> maps.get(1).getMerged().containsKey("small"));
 
@@ -150,6 +192,8 @@ class OortObjectTest {
                 .isInstanceOf(OortMessageTooLargeException.class)
                 .hasMessageContaining("Oort object 'map'").hasMessageContaining("oort.maxMessageBytes=4096");
         assertThatThrownBy(() -> lists.get(0).add("z".repeat(5000))).isInstanceOf(OortMessageTooLargeException.class);
+        assertThatThrownBy(() -> maps.get(0).put("not json", new Object()))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(maps.get(0).getLocal()).isEqualTo(Map.of("small", "x"));
         assertThat(maps.get(0).version()).isEqualTo(1);
         assertThat(lists.get(0).getLocal()).isEmpty();

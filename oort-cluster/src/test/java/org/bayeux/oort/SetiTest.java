@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.bayeux.api.server.LocalSession;
@@ -86,6 +87,25 @@ class SetiTest {
         assertThat(setiB.isPresent("alice")).isFalse();
         assertThat(eventsOnA).containsExactly("present alice@" + b.oort.id(), "absent alice@" + b.oort.id());
         assertThat(a.oort.id()).isNotEqualTo(b.oort.id());
+    }
+
+    @Test
+    void aLostPresenceChangeIsFoundByTheNextOneAndTheWholeListPulled() throws Exception {
+        Seti setiA = addNode();
+        Seti setiB = addNode();
+        cluster.awaitMesh();
+        OortTestNode a = cluster.get(0);
+        await().atMost(WAIT).until(() -> setiB.hasListOf(a.oort.id()));
+        AtomicInteger dropped = new AtomicInteger();
+        cluster.get(1).oort.messaging().dropIncoming = (service, data) -> "present".equals(data.get("type"))
+                && "alice".equals(data.get("userId")) && dropped.incrementAndGet() == 1;
+        setiA.associate("alice", a.connected("alice").getServerSession());
+        setiA.associate("bob", a.connected("bob").getServerSession());
+        await().atMost(WAIT).until(() -> setiB.userIds().equals(Set.of("alice", "bob")));
+        assertThat(dropped.get()).isEqualTo(1);
+        assertThat(setiB.gaps()).isEqualTo(1);
+        assertThat(setiB.pulls()).isEqualTo(1);
+        assertThat(setiA.gaps()).isZero();
     }
 
     @Test
