@@ -61,7 +61,6 @@ import org.slf4j.LoggerFactory;
  * peer never sends a forward on: one hop, so the mesh must be full and no glob, {@code /**} included, can make a
  * loop.</p>
  */
- */
 public final class Oort implements Cluster {
     /** The channel on which a node's messages reach a peer. */
     static final String FORWARD_CHANNEL = "/service/oort/forward";
