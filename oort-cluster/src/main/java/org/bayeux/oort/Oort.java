@@ -282,6 +282,17 @@ public final class Oort implements Cluster {
         }
     }
 
+    /** Sends a heartbeat on one link now, on the engine's timer: its answer may let a peer join. */
+    void probe(Link link) {
+        if (running) {
+            engine.schedule(() -> {
+                if (running) {
+                    link.heartbeat(Map.of("id", id, "members", membership.gossip()));
+                }
+            }, Duration.ZERO);
+        }
+    }
+
     /** Dials a URL again after a delay, on the engine's timer. */
     void redial(String url, Duration delay) {
         if (running) {

@@ -30,6 +30,33 @@ class OortResendTest {
         }
     }
 
+    /** Diagnostics: if B gets nothing new for 4 s before it has everything, every thread's stack, once. */
+    private static void stallDump(List<Object> onB) {
+        int seen = -1;
+        long since = System.nanoTime();
+        try {
+            while (onB.size() < MESSAGES) {
+                Thread.sleep(250);
+                if (onB.size() != seen) {
+                    seen = onB.size();
+                    since = System.nanoTime();
+                } else if (System.nanoTime() - since > java.util.concurrent.TimeUnit.SECONDS.toNanos(4)) {
+                    StringBuilder dump = new StringBuilder("STALL at " + seen + "\n");
+                    Thread.getAllStackTraces().forEach((thread, stack) -> {
+                        dump.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                        for (StackTraceElement frame : stack) {
+                            dump.append("    ").append(frame).append('\n');
+                        }
+                    });
+                    System.out.println(dump);
+                    return;
+                }
+            }
+        } catch (InterruptedException done) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void aLinkFlappingDuringTenThousandMessagesLosesAndDuplicatesNone() throws Exception {
         OortTestNode a = OortTestNode.behindProxy();
@@ -48,6 +75,9 @@ class OortResendTest {
         List<Object> onC = c.subscribe("/chat/flood");
         LocalSession publisher = a.connected("publisher");
         AtomicInteger published = new AtomicInteger();
+        Thread watchdog = new Thread(() -> stallDump(onB), "stall-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
 
         int chunk = MESSAGES / (FLAPS + 1);
         for (int n = 0; n < MESSAGES; n++) {
@@ -61,7 +91,12 @@ class OortResendTest {
                 b.proxy.dropConnections();
                 int delivered = n + 1;
                 // Go on once B has more than half of the chunk that was in flight: the link is back.
-                await().atMost(Duration.ofSeconds(30)).until(() -> onB.size() >= delivered - chunk / 2);
+                try {
+                    await().atMost(Duration.ofSeconds(30)).until(() -> onB.size() >= delivered - chunk / 2);
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError("B has " + onB.size() + " after flap at " + delivered + "; A "
+                            + a.oort.stats() + " links " + a.oort.links() + "; B " + b.oort.stats(), e);
+                }
             }
         }
 
@@ -84,6 +119,7 @@ class OortResendTest {
         }
         // Once all is acknowledged, nothing stays held.
         await().atMost(Duration.ofSeconds(10)).until(() -> a.oort.links().stream().allMatch(link -> link.queued() == 0));
+        watchdog.interrupt();
         System.out.println("A " + sender + "\nB " + flapped + "\nlinks of A " + a.oort.links());
     }
 }
