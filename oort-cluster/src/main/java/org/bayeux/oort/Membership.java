@@ -357,7 +357,7 @@ final class Membership {
      * incarnation join).
      */
     private void update(Peer peer) {
-        if (!stopped && peer.member == null && peer.inboundId != null && peer.linkConnected
+        if (!stopped && peer.member == null && peer.inboundId != null && peer.link != null && peer.linkConnected
                 && peer.link.lastAnsweredNanos() - peer.inboundSinceNanos >= 0) {
             peer.teardowns = 0;
             peer.member = new ClusterMember(peer.inboundId, peer.url);

@@ -326,7 +326,7 @@ public final class Oort implements Cluster {
     /** A peer's heartbeat: it is alive, and its members; stopped here (the link reads the answer as taken). */
     private boolean heartbeat(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
         JoinProof.Peer peer = OortGate.peerOf(sender);
-        if (peer != null) {
+        if (peer != null && !membership.isDeparted(peer.id())) {
             membership.heard(peer.id());
             if (message.getData() instanceof Map<?, ?> data && data.get("members") instanceof List<?> members) {
                 membership.gossiped(peer, members);
