@@ -122,4 +122,44 @@ class OortResendTest {
         watchdog.interrupt();
         System.out.println("A " + sender + "\nB " + flapped + "\nlinks of A " + a.oort.links());
     }
+
+    @Test
+    void pastTheQueueBoundForwardsAreNotQueuedAndThePeerCountsThemAsAGapInOrder() throws Exception {
+        OortTestNode a = new OortTestNode();
+        closeables.add(a);
+        OortTestNode b = OortTestNode.behindProxy();
+        closeables.add(b);
+        for (OortTestNode node : List.of(a, b)) {
+            node.start(oort -> oort.seeds(List.of(a.url)).heartbeatInterval(Duration.ofMillis(500))
+                    .peerTimeout(Duration.ofSeconds(10)).maxQueue(100));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
+        List<Object> onB = b.subscribe("/chat/bound");
+        LocalSession publisher = a.connected("publisher");
+
+        // The link into B stalls: nothing is acknowledged, so the link holds 100 forwards and takes no more.
+        b.proxy.pause();
+        for (int n = 0; n < 300; n++) {
+            publisher.getChannel("/chat/bound").publish(n, null);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.oort.stats().forwarded() == 300);
+        assertThat(a.oort.stats().forwardFailures()).isEqualTo(200);
+        assertThat(a.oort.links()).singleElement().satisfies(link -> assertThat(link.queued()).isEqualTo(100));
+        b.proxy.resume();
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.oort.links().get(0).queued() == 0);
+        publisher.getChannel("/chat/bound").publish(300, null);
+
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> onB.size() >= 101);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("B has " + onB + "; A " + a.oort.stats() + " links " + a.oort.links() + "; B "
+                    + b.oort.stats(), e);
+        }
+        List<Integer> expected = new ArrayList<>(IntStream.range(0, 100).boxed().toList());
+        expected.add(300);
+        assertThat(onB).extracting(data -> ((Number) data).intValue()).isEqualTo(expected);
+        assertThat(b.oort.stats().gaps()).as("the 200 never queued for B").isEqualTo(200);
+        assertThat(a.left).isEmpty();
+        assertThat(b.left).isEmpty();
+    }
 }
