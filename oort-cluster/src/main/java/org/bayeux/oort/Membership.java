@@ -186,6 +186,11 @@ final class Membership {
             leave(peer, "its URL joined again as " + proven.id());
         }
         LOG.debug("Oort node {} at {} has a session here", proven.id(), proven.url());
+        if (peer.inboundId != null && !peer.inboundId.equals(proven.id())) {
+            // An incarnation that never joined here is replaced: nothing of it is kept.
+            heardNanos.remove(peer.inboundId);
+            oort.sequences().forget(peer.inboundId);
+        }
         peer.inboundId = proven.id();
         peer.inbound = session;
         peer.inboundSinceNanos = System.nanoTime();
