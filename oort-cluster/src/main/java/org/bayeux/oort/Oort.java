@@ -44,12 +44,22 @@ import org.slf4j.LoggerFactory;
  * has {@code joined} when both directions are up: its link to us proved the secret, and our link to it is connected
  * (which proves its URL is where it is). Each node sends its own messages on its own link, so each pair of nodes has
  * two links, one each way: a node's way out and its queue are its own, and a peer is only trusted once it dialled
- * back.</p>
+ * back. Every heartbeat carries the sender's full list of joined members (gossip, replacing the one before); a node
+ * dials every URL listed that it has no link to, and that node proves itself on its own join like a seed.</p>
  *
- * <p>Forwarding: a message published here on an observed channel is sent on the link to every joined peer, with this
- * node's id as its origin and a sequence number of this node; a peer delivers it to its own subscribers (only if it
- * observes the channel too), drops a sequence number it saw already and counts skipped ones, and never sends it on:
- * one hop, so the mesh must be full and no glob, {@code /**} included, can make a loop.</p>
+ * <p>Liveness and incarnations: a peer silent for the peer timeout in either direction has left, and both its links
+ * are torn down; an incarnation that left never joins again (the engine's rule). A node whose join a peer refuses
+ * because that peer declared it left takes a new incarnation (a new id at the same URL) and joins everyone again as
+ * it: a healed partition rejoins by itself, and the others see {@code left} of the old incarnation, then
+ * {@code joined} of the new one.</p>
+ *
+ * <p>Forwarding: a message published here on an observed channel is queued on the link to every joined peer, with
+ * this node's incarnation as its origin, a sequence number of that incarnation, and the number queued before it on
+ * that link ({@link ForwardQueue}). The peer delivers it to its own subscribers (only if it observes the channel too)
+ * only in that order ({@link OriginSequences}), answers a number it delivered already as taken, and refuses one whose
+ * predecessor is missing; the link keeps what is not taken and resends it, in order, when it is connected again. A
+ * peer never sends a forward on: one hop, so the mesh must be full and no glob, {@code /**} included, can make a
+ * loop.</p>
  */
 public final class Oort implements Cluster {
     /** The channel on which a node's messages reach a peer. */
@@ -62,12 +72,14 @@ public final class Oort implements Cluster {
 
     private final BayeuxEngine engine;
     private final OortConfig config;
-    private final String id = UUID.randomUUID().toString();
+    /** This node's incarnation now: fresh at every start, and again when a peer declared it left. */
+    private volatile String id = UUID.randomUUID().toString();
     private final List<ChannelId> observed;
     private final JoinProof proof;
     private final OortStats stats = new OortStats();
     private final OriginSequences sequences = new OriginSequences(stats);
     private final OortGate gate;
+    private final PeerReplies replies;
     private final Membership membership;
     private final Object sendLock = new Object();
     private final ServerForwardListener forwardListener = new ServerForwardListener();
@@ -89,6 +101,7 @@ public final class Oort implements Cluster {
         this.proof = new JoinProof(config.secret(), Clock.systemUTC(), JOIN_WINDOW);
         this.gate = new OortGate(proof, config.url(), stats.refusedJoins::increment);
         this.membership = new Membership(this);
+        this.replies = new PeerReplies(membership::isDeparted);
     }
 
     /**
@@ -99,7 +112,10 @@ public final class Oort implements Cluster {
         return new Builder(engine);
     }
 
-    /** @return this incarnation's id, fresh at every start of the process */
+    /**
+     * @return this node's incarnation now: fresh at every start of the process, and replaced by a new one when a
+     *         peer declared it left (a partition that healed), so that its peers see it leave and join again
+     */
     public String id() {
         return id;
     }
@@ -114,6 +130,14 @@ public final class Oort implements Cluster {
         return stats;
     }
 
+    /**
+     * @return one snapshot per peer URL this node knows (seeds, joined peers, URLs gossiped), with the state of its
+     *         link, the incarnation joined from it, the round trip of the last heartbeat and what the link holds
+     */
+    public List<LinkSnapshot> links() {
+        return membership.snapshot();
+    }
+
     /** @return the peers joined now */
     public List<ClusterMember> members() {
         return membership.members();
@@ -125,6 +149,8 @@ public final class Oort implements Cluster {
         BayeuxServer server = node.server();
         resources = ClientResources.builder().maxThreads(8).build();
         server.addExtension(gate);
+        // After the gate: it sees the handshakes the gate verified.
+        server.addExtension(replies);
         server.setSecurityPolicy(new OortGate.Policy(server.getSecurityPolicy()));
         server.addSessionListener(peerSessions);
         server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
@@ -160,6 +186,7 @@ public final class Oort implements Cluster {
         }
         BayeuxServer server = engine;
         server.removeExtension(gate);
+        server.removeExtension(replies);
         server.removeSessionListener(peerSessions);
         ServerChannel forward = server.getChannel(FORWARD_CHANNEL);
         if (forward != null) {
@@ -188,23 +215,22 @@ public final class Oort implements Cluster {
             return CompletableFuture.completedFuture(Boolean.FALSE);
         }
         String json = new String(message.json(), StandardCharsets.UTF_8);
-        // One lock from numbering to the last enqueue, so that every link carries the numbers in order.
+        // One lock from numbering to the last enqueue, so that every link carries the numbers in order; the origin
+        // and the numbering change together when the node takes a new incarnation.
         synchronized (sendLock) {
             long number = ++sequence;
-            Map<String, Object> data = Map.of("origin", id, "seq", number, "channel", message.channel(),
-                    "message", json);
+            Map<String, Object> fields = Map.of("origin", id, "channel", message.channel(), "message", json);
             int bytes = message.json().length;
             for (Link link : membership.joinedLinks()) {
+                if (!link.selfId().equals(id)) {
+                    continue;
+                }
                 stats.forwarded.increment();
-                boolean queued = link.send(FORWARD_CHANNEL, data, bytes, taken -> {
-                    if (!taken) {
-                        stats.forwardFailures.increment();
-                    }
-                });
-                if (!queued) {
+                if (!link.forward(number, fields, bytes)) {
                     stats.forwardFailures.increment();
-                    LOG.debug("Oort link to {} holds oort.maxQueueBytes={} unanswered: message {} dropped",
-                            link.target(), config.maxQueueBytes(), number);
+                    LOG.debug("Oort link to {} holds oort.maxQueue={} or oort.maxQueueBytes={} unacknowledged:"
+                            + " message {} not queued", link.target(), config.maxQueue(), config.maxQueueBytes(),
+                            number);
                 }
             }
         }
@@ -220,9 +246,12 @@ public final class Oort implements Cluster {
             return;
         }
         try {
-            Map<String, Object> beat = Map.of("id", id);
+            sendHeartbeats();
             for (Link link : membership.connectedLinks()) {
-                link.send(HEARTBEAT_CHANNEL, beat, 0, answered -> { });
+                // A refused forward on a link that stayed connected: resend from the one that was lost.
+                if (link.forwards().needsResend()) {
+                    stats.resent.add(link.forwards().resend());
+                }
             }
             List<Runnable> closes = membership.expireSilent(config.peerTimeout(), config.heartbeatInterval(),
                     (url, delay) -> engine.schedule(() -> membership.dial(url), delay));
@@ -236,11 +265,74 @@ public final class Oort implements Cluster {
         }
     }
 
-    /** A peer's heartbeat: it is alive; stopped here (the link reads the answer as taken). */
+    /** A heartbeat on every connected link, with this node's members as gossip. */
+    private void sendHeartbeats() {
+        Map<String, Object> beat = Map.of("id", id, "members", membership.gossip());
+        for (Link link : membership.connectedLinks()) {
+            link.heartbeat(beat);
+        }
+    }
+
+    /** Gossips at once, on the engine's timer: a peer joined, so that the others learn of it now. */
+    void gossipSoon() {
+        if (running) {
+            engine.schedule(() -> {
+                if (running) {
+                    sendHeartbeats();
+                }
+            }, Duration.ZERO);
+        }
+    }
+
+    /** Sends a heartbeat on one link now, on the engine's timer: its answer may let a peer join. */
+    void probe(Link link) {
+        if (running) {
+            engine.schedule(() -> {
+                if (running) {
+                    link.heartbeat(Map.of("id", id, "members", membership.gossip()));
+                }
+            }, Duration.ZERO);
+        }
+    }
+
+    /** Dials a URL again after a delay, on the engine's timer. */
+    void redial(String url, Duration delay) {
+        if (running) {
+            engine.schedule(() -> membership.dial(url), delay);
+        }
+    }
+
+    /**
+     * A peer declared an incarnation of this node left (it refused a join of it): if it is still this node's
+     * incarnation, the node takes a new one, with its own numbering, and joins every peer again as it; its peers see
+     * the old one leave and the new one join.
+     *
+     * @param oldId the incarnation the peer declared left
+     * @param why what happened, for the log
+     */
+    void reincarnate(String oldId, String why) {
+        String newId;
+        synchronized (sendLock) {
+            if (!running || !oldId.equals(id)) {
+                return;
+            }
+            newId = UUID.randomUUID().toString();
+            id = newId;
+            sequence = 0;
+        }
+        stats.incarnations.increment();
+        LOG.info("Oort node {} at {} takes the new incarnation {}: {}", oldId, config.url(), newId, why);
+        membership.reincarnated().forEach(Runnable::run);
+    }
+
+    /** A peer's heartbeat: it is alive, and its members; stopped here (the link reads the answer as taken). */
     private boolean heartbeat(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
         JoinProof.Peer peer = OortGate.peerOf(sender);
-        if (peer != null) {
+        if (peer != null && !membership.isDeparted(peer.id())) {
             membership.heard(peer.id());
+            if (message.getData() instanceof Map<?, ?> data && data.get("members") instanceof List<?> members) {
+                membership.gossiped(peer, members);
+            }
         }
         return false;
     }
@@ -315,6 +407,7 @@ public final class Oort implements Cluster {
                 return false;
             }
             if (!(data.get("origin") instanceof String origin) || !(data.get("seq") instanceof Number number)
+                    || !(data.get("prev") instanceof Number prev)
                     || !(data.get("channel") instanceof String forwardedChannel)
                     || !(data.get("message") instanceof String json) || !origin.equals(peer.id())) {
                 // One hop: a peer only ever sends its own messages.
@@ -322,20 +415,26 @@ public final class Oort implements Cluster {
                         peer.id());
                 return false;
             }
+            if (membership.isDeparted(origin)) {
+                // Never taken: the sender learns on its next join that it left, and takes a new incarnation.
+                message.put(PeerReplies.VERDICT_FIELD, OriginSequences.Verdict.OUT_OF_ORDER);
+                return false;
+            }
             membership.heard(origin);
-            if (!isObserved(forwardedChannel)) {
-                stats.notObserved.increment();
-                return false;
-            }
-            if (sequences.accept(origin, number.longValue()) == OriginSequences.Verdict.DUPLICATE) {
-                return false;
-            }
-            try {
-                target.deliver(json.getBytes(StandardCharsets.UTF_8));
-                stats.received.increment();
-            } catch (IllegalArgumentException e) {
-                LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
-            }
+            OriginSequences.Verdict verdict = sequences.accept(origin, number.longValue(), prev.longValue(), () -> {
+                if (!isObserved(forwardedChannel)) {
+                    stats.notObserved.increment();
+                    return;
+                }
+                try {
+                    target.deliver(json.getBytes(StandardCharsets.UTF_8));
+                    stats.received.increment();
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
+                }
+            });
+            // Read by PeerReplies, which makes the reply say taken or refused.
+            message.put(PeerReplies.VERDICT_FIELD, verdict);
             return false;
         }
     }
