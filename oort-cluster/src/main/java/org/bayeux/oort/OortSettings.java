@@ -53,13 +53,14 @@ public final class OortSettings {
             512 * 1024, n -> n >= 1024, "an integer of at least 1024",
             "The largest message (its JSON) forwarded; at most half the peers' `maxMessageSizeBytes`, as a forward "
                     + "travels as an escaped JSON string.");
-    /** The most messages a link holds unanswered. */
+    /** The most forwards a link holds unacknowledged. */
     public static final ConfigOption<Integer> MAX_QUEUE = ConfigOption.integer("oort.maxQueue", 10_000,
-            n -> n >= 1, "an integer of at least 1", "The most messages a link holds unanswered; more are dropped.");
-    /** The most bytes a link holds unanswered. */
+            n -> n >= 1, "an integer of at least 1", "The most forwards a link holds that its peer has not acknowledged, kept to be resent after a flap; past it a "
+                    + "forward is not queued for that peer, which counts the skipped ones as a gap.");
+    /** The most bytes of forwards a link holds unacknowledged. */
     public static final ConfigOption<Integer> MAX_QUEUE_BYTES = ConfigOption.integer("oort.maxQueueBytes",
             32 * 1024 * 1024, n -> n >= 1024, "an integer of at least oort.maxMessageBytes",
-            "The most bytes of messages a link holds unanswered; more are dropped.");
+            "The most bytes of forwards a link holds unacknowledged; past it a forward is not queued for that peer.");
 
     /** Every key, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URL, SEEDS, CHANNELS, SECRET_FILE, HEARTBEAT_INTERVAL,
