@@ -5,10 +5,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.standalone.StandaloneServer;
@@ -16,6 +20,8 @@ import org.cometd.bayeux.Message;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * {@code ext} changes nothing they see.
  */
 class BackplaneInteropTest {
+    private static final Logger LOG = LoggerFactory.getLogger(BackplaneInteropTest.class);
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     private static final String CHANNEL = "/cluster/room";
@@ -74,6 +81,8 @@ class BackplaneInteropTest {
                     .until(() -> remoteSubscribers(node) == 1);
         }
 
+        Set<Object> publishing = watch(nodes.get(1));
+
         // Publishers, all at once: Faye on node 0, the CometD Java client on node 1, the CometD JS client on node 2.
         Map<String, Object> send = Map.of("channel", CHANNEL, "count", PER_PUBLISHER, "timeout", 80_000);
         NodeScenario fayeSender = NodeScenario.start("faye", url(nodes.get(0)), transport, "send", send);
@@ -82,6 +91,9 @@ class BackplaneInteropTest {
         resources.add(jsSender::kill);
         try (CometDJavaClient javaSender = new CometDJavaClient(url(nodes.get(1)), transport)) {
             javaSender.handshake();
+            // The Node.js processes take a while to start: the Java client publishes once both have begun.
+            await("both Node.js publishers under way").atMost(WAIT).pollInterval(Duration.ofMillis(5))
+                    .until(() -> publishing.containsAll(Interop.NODE_CLIENTS));
             for (long seq = 0; seq < PER_PUBLISHER; seq++) {
                 Message reply = javaSender.publish(CHANNEL, Map.of("from", CometDJavaClient.NAME, "seq", seq));
                 assertThat(reply.isSuccessful()).as("publish " + seq + " acknowledged").isTrue();
@@ -113,9 +125,38 @@ class BackplaneInteropTest {
             assertThat(perPublisher(order)).as("each publisher's order kept").allSatisfy((publisher, seqs) ->
                     assertThat(seqs).isSorted());
         }
+        LOG.info("{}: the publisher changes {} times in the order of {} messages", transport, switches(javaOrder),
+                TOTAL);
         assertThat(jsOrder).as("the CometD JS client saw the Java client's order").isEqualTo(javaOrder);
         assertThat(fayeOrder).as("Faye saw the Java client's order").isEqualTo(javaOrder);
         assertThat(javaQueue.poll(200, TimeUnit.MILLISECONDS)).as("nothing more").isNull();
+    }
+
+    /** @return the publishers ("from") seen so far by a server-side subscriber on the node */
+    private Set<Object> watch(StandaloneServer node) throws Exception {
+        Set<Object> from = ConcurrentHashMap.newKeySet();
+        LocalSession watcher = node.getEngine().newLocalSession("watcher");
+        CompletableFuture<org.bayeux.api.Message> handshake = new CompletableFuture<>();
+        watcher.handshake(null, (channel, message) -> handshake.complete(message));
+        assertThat(handshake.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        CompletableFuture<org.bayeux.api.Message> subscribed = new CompletableFuture<>();
+        watcher.getChannel(CHANNEL).subscribe((channel, message) -> {
+            if (message.getData() instanceof Map<?, ?> data) {
+                from.add(data.get("from"));
+            }
+        }, (channel, message) -> subscribed.complete(message));
+        assertThat(subscribed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        return from;
+    }
+
+    private static int switches(List<String> order) {
+        int switches = 0;
+        for (int i = 1; i < order.size(); i++) {
+            if (!order.get(i).split("#")[0].equals(order.get(i - 1).split("#")[0])) {
+                switches++;
+            }
+        }
+        return switches;
     }
 
     private static String url(StandaloneServer node) {
