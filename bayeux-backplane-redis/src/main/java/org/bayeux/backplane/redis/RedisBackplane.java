@@ -145,6 +145,12 @@ public final class RedisBackplane implements Cluster {
         return readerConnected && connection != null && connection.isOpen();
     }
 
+    /** @return {@link #isConnected()}: false while this node's publishes would fail for want of Redis */
+    @Override
+    public boolean isAvailable() {
+        return isConnected();
+    }
+
     @Override
     public synchronized void start(ClusterNode node) {
         if (running) {

@@ -44,4 +44,15 @@ public interface Cluster {
     default boolean deliversLocalPublishes() {
         return true;
     }
+
+    /**
+     * Whether this node can take publishes through the cluster now, for a readiness check (a load balancer sends no
+     * new clients to a node that answers false). Called from any thread, often; must be cheap and must not block.
+     *
+     * @return true by default (a mesh publishes locally whatever its peers do); a backplane answers false while it
+     *         cannot store publishes (its store out of reach), when they fail with {@code 503::backplane_unavailable}
+     */
+    default boolean isAvailable() {
+        return true;
+    }
 }

@@ -26,7 +26,8 @@ import picocli.CommandLine.TypeConversionException;
                 + "chat demo at /.",
         footer = {"", "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
             "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
-            "with https when TLS is on, and localhost for HOST when bound to every interface."})
+            "with https when TLS is on, and localhost for HOST when bound to every interface.",
+            "GET /ready answers 200 {\"ready\":true}, or 503 while the backplane cannot store publishes."})
 final class ServerCommandLine {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print this help and exit.")
     boolean help;

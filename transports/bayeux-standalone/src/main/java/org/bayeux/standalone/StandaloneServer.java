@@ -136,7 +136,9 @@ public final class StandaloneServer implements AutoCloseable {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
-        guard.setHandler(jetty.getHandler());
+        // GET /ready for load balancers: 503 while the backplane cannot store publishes (docs/cluster.md).
+        guard.setHandler(new Readiness(jetty.getHandler(), backplane != null ? backplane : oort,
+                backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable"));
         jetty.setHandler(guard);
         jetty.start();
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
