@@ -4,6 +4,7 @@
 
 import { isMeta, isService, isValidChannel } from './channels.js';
 import { DEFAULTS, Status } from './defaults.js';
+import { RecoveryExtension } from './extensions/recovery.js';
 import { ClientContext } from './context.js';
 import { CallbackContext, callSafely } from './dispatcher.js';
 import { Session } from './session.js';
@@ -55,6 +56,21 @@ export class ListenerHandle {
 }
 
 /**
+ * Registers the recovery extension (as "recovery") when the `recovery` option is on, and removes it when off.
+ *
+ * @param {import('./extension-chain.js').ExtensionChain} extensions
+ * @param {boolean} on
+ */
+function syncRecovery(extensions, on) {
+  const ours = extensions.get('recovery');
+  if (on && !ours) {
+    extensions.add('recovery', new RecoveryExtension());
+  } else if (!on && ours instanceof RecoveryExtension) {
+    extensions.remove('recovery');
+  }
+}
+
+/**
  * A Bayeux client: `handshake()`, then `subscribe()`, `publish()`, `remoteCall()`; it stays connected (reconnecting,
  * re-handshaking and re-subscribing as the network and the server require) until `disconnect()`.
  */
@@ -82,6 +98,7 @@ export class BayeuxClient {
     if (config !== undefined) {
       this.configure(config);
     }
+    syncRecovery(this.path.extensions, this.context.config.recovery);
   }
 
   // --------------------------------------------------------------------------------------------- configuration
@@ -115,6 +132,7 @@ export class BayeuxClient {
       throw new TypeError('The transports option must list at least one transport');
     }
     this.path.transports = buildTransports(this.context.config.transports, this.path.host);
+    syncRecovery(this.path.extensions, this.context.config.recovery);
     return this;
   }
 

@@ -27,6 +27,7 @@ export const Status = Object.freeze({
  * @property {number} backoffIncrement
  * @property {number} maxBackoff
  * @property {boolean} autoResubscribe
+ * @property {boolean} recovery
  * @property {number} maxPendingMessages
  * @property {number} maxURLLength
  * @property {Record<string, string>} requestHeaders
@@ -52,6 +53,7 @@ export const DEFAULTS = Object.freeze({
   backoffIncrement: 1000,
   maxBackoff: 60000,
   autoResubscribe: true,
+  recovery: true,
   maxPendingMessages: 1000,
   maxURLLength: 2000,
   requestHeaders: {},

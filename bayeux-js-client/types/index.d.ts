@@ -92,6 +92,12 @@ export interface ClientConfig {
   maxBackoff?: number;
   /** Whether subscriptions are sent again after an automatic re-handshake. Default true. */
   autoResubscribe?: boolean;
+  /**
+   * Whether the client registers a RecoveryExtension (named "recovery"): against a server that offers recovery, a
+   * subscribe carries the last position received on its channel, and the server delivers what was missed. Default
+   * true.
+   */
+  recovery?: boolean;
   /** The most requests waiting for their reply (sent or not); beyond it new ones fail at once. Default 1000. */
   maxPendingMessages?: number;
   /** callback-polling splits batches whose URL would be longer. Default 2000. */
@@ -217,6 +223,27 @@ export declare class BayeuxClient {
   getURL(): string;
   getAdvice(): Advice;
   getConfiguration(): Required<Pick<ClientConfig, 'url' | 'transports' | 'maxNetworkDelay'>> & ClientConfig;
+}
+
+/** A message's position in its channel: `ext.position` of a delivered message. */
+export interface Position {
+  offset: number;
+  epoch: string;
+}
+
+/**
+ * Recovery of missed messages on subscribe (needs a server that offers it, such as one on a Redis backplane);
+ * registered by the client itself unless the `recovery` option is false.
+ */
+export declare class RecoveryExtension implements Extension {
+  /** Whether the last successful handshake reply offered recovery. */
+  readonly offered: boolean;
+  /** The position of the last message received on a channel. */
+  position(channel: string): Position | undefined;
+  /** The outcome of the last subscribe to a channel that sent a position. */
+  recovered(channel: string): boolean | undefined;
+  outgoing(message: Message): Message;
+  incoming(message: Message): Message;
 }
 
 /** Guaranteed, ordered delivery from the server (needs the server's ack extension). */

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { AckExtension, BinaryExtension, BayeuxClient, TimeSyncExtension } from '../../src/index.js';
+import {
+  AckExtension, BinaryExtension, BayeuxClient, RecoveryExtension, TimeSyncExtension,
+} from '../../src/index.js';
 import { ExtensionChain } from '../../src/extension-chain.js';
 
 describe('ack', () => {
@@ -23,6 +25,46 @@ describe('ack', () => {
     ack.outgoing({ channel: '/meta/handshake' });
     ack.incoming({ channel: '/meta/handshake', successful: true, ext: { ack: 'true' } });
     assert.equal(ack.outgoing({ channel: '/meta/connect' }).ext, undefined);
+  });
+});
+
+describe('recovery', () => {
+  it('does nothing until a handshake reply offers it', () => {
+    const recovery = new RecoveryExtension();
+    assert.equal(recovery.outgoing({ channel: '/meta/subscribe', subscription: '/a' }).ext, undefined);
+    recovery.incoming({ channel: '/meta/handshake', successful: true, ext: {} });
+    assert.equal(recovery.outgoing({ channel: '/meta/subscribe', subscription: '/a' }).ext, undefined);
+  });
+
+  it('tracks the last position per channel and sends it with the next subscribe, across re-handshakes', () => {
+    const recovery = new RecoveryExtension();
+    recovery.incoming({ channel: '/meta/handshake', successful: true, ext: { recovery: true } });
+    assert.deepEqual(recovery.outgoing({ channel: '/meta/subscribe', subscription: '/a' }).ext, { recovery: {} });
+    assert.equal(recovery.outgoing({ channel: '/meta/subscribe', subscription: '/a/*' }).ext, undefined);
+    recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', successful: true,
+      ext: { recovery: { offset: 4, epoch: 'e1' } } });
+    assert.deepEqual(recovery.position('/a'), { offset: 4, epoch: 'e1' });
+    recovery.incoming({ channel: '/a', data: 1, ext: { position: { offset: 5, epoch: 'e1' } } });
+    recovery.incoming({ channel: '/a', data: 0, ext: { position: { offset: 3, epoch: 'e1' } } });
+    recovery.incoming({ channel: '/meta/handshake', successful: true, ext: { recovery: true } });
+    assert.deepEqual(recovery.outgoing({ channel: '/meta/subscribe', subscription: '/a', ext: { x: 1 } }).ext,
+      { x: 1, recovery: { offset: 5, epoch: 'e1' } });
+    recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', successful: true,
+      ext: { recovery: { recovered: true, offset: 9, epoch: 'e1' } } });
+    assert.equal(recovery.recovered('/a'), true);
+    assert.deepEqual(recovery.position('/a'), { offset: 5, epoch: 'e1' }, 'the missed messages move it, not the reply');
+    recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', successful: true,
+      ext: { recovery: { recovered: false, offset: 2, epoch: 'e2' } } });
+    assert.equal(recovery.recovered('/a'), false);
+    assert.deepEqual(recovery.position('/a'), { offset: 2, epoch: 'e2' }, 'a new epoch replaces ours');
+    recovery.outgoing({ channel: '/meta/unsubscribe', subscription: '/a' });
+    assert.equal(recovery.position('/a'), undefined);
+  });
+
+  it('is registered by the client unless the recovery option is off', () => {
+    assert.ok(new BayeuxClient('http://127.0.0.1:1/bayeux').getExtension('recovery') instanceof RecoveryExtension);
+    assert.equal(new BayeuxClient({ url: 'http://127.0.0.1:1/bayeux', recovery: false }).getExtension('recovery'),
+      undefined);
   });
 });
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,6 +16,7 @@ import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.api.support.Attributes;
+import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientCookies;
 import org.bayeux.client.transport.TransportContext;
 
@@ -86,6 +88,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     private final boolean ownsResources;
     private final ClientCookies cookies = new ClientCookies();
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final RecoveryExtension recovery;
     private final Attributes attributes = new Attributes();
     private final ChannelTable channels;
     private final Outbox outbox;
@@ -123,6 +126,10 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         this.config = config;
         this.resources = resources;
         this.ownsResources = ownsResources;
+        this.recovery = config.recovery() ? new RecoveryExtension() : null;
+        if (recovery != null) {
+            extensions.add(recovery);
+        }
         // Each part gets its collaborators here, once; none reaches back through this facade. The parts that call
         // each other both ways (the channels, the outbox, the inbox and the loop) are bound right after.
         RequestHeaders requestHeaders = new RequestHeaders(config.requestHeaders());
@@ -343,6 +350,14 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
     }
 
     // ---- Extensions ----
+
+    /**
+     * @return the recovery extension the client added by itself (positions per channel, outcome of the last
+     *         recovery), or empty if {@link BayeuxClientConfig#recovery()} is off
+     */
+    public Optional<RecoveryExtension> getRecovery() {
+        return Optional.ofNullable(recovery);
+    }
 
     @Override
     public void addExtension(Extension extension) {

@@ -35,6 +35,7 @@ public final class BayeuxClientConfig {
     private final double backoffMultiplier;
     private final double backoffJitter;
     private final boolean autoResubscribe;
+    private final boolean recovery;
     private final Duration remoteCallTimeout;
     private final int maxIncomingMessageBytes;
     private final int maxPendingMessages;
@@ -51,6 +52,7 @@ public final class BayeuxClientConfig {
         this.backoffMultiplier = builder.backoffMultiplier;
         this.backoffJitter = builder.backoffJitter;
         this.autoResubscribe = builder.autoResubscribe;
+        this.recovery = builder.recovery;
         this.remoteCallTimeout = builder.remoteCallTimeout;
         this.maxIncomingMessageBytes = builder.maxIncomingMessageBytes;
         this.maxPendingMessages = builder.maxPendingMessages;
@@ -113,6 +115,11 @@ public final class BayeuxClientConfig {
         return autoResubscribe;
     }
 
+    /** @return whether the client recovers missed messages when it subscribes again, if the server offers it */
+    public boolean recovery() {
+        return recovery;
+    }
+
     /** @return how long a remote call waits for its answer when no timeout is given */
     public Duration remoteCallTimeout() {
         return remoteCallTimeout;
@@ -161,6 +168,9 @@ public final class BayeuxClientConfig {
                 "The fraction of each back-off drawn at random, so that many clients do not retry in step."));
         rows.add(List.of("autoResubscribe", "boolean", String.valueOf(defaults.autoResubscribe),
                 "Whether the client subscribes again to its channels after a re-handshake."));
+        rows.add(List.of("recovery", "boolean", String.valueOf(defaults.recovery),
+                "Whether the client sends its last position per channel when it subscribes again, so that a server "
+                        + "that offers recovery (a Redis backplane) delivers what it missed (see docs/protocol.md)."));
         rows.add(List.of("remoteCallTimeout", "Duration", defaults.remoteCallTimeout.toString(),
                 "How long a remote call waits for its answer when the call gives no timeout."));
         rows.add(List.of("maxIncomingMessageBytes", "int", String.valueOf(defaults.maxIncomingMessageBytes),
@@ -187,6 +197,7 @@ public final class BayeuxClientConfig {
         private double backoffMultiplier = 2.0;
         private double backoffJitter = 0.5;
         private boolean autoResubscribe = true;
+        private boolean recovery = true;
         private Duration remoteCallTimeout = Duration.ofSeconds(30);
         private int maxIncomingMessageBytes = 4 * 1024 * 1024;
         private int maxPendingMessages = 1000;
@@ -307,6 +318,16 @@ public final class BayeuxClientConfig {
          */
         public Builder autoResubscribe(boolean autoResubscribe) {
             this.autoResubscribe = autoResubscribe;
+            return this;
+        }
+
+        /**
+         * @param recovery whether to add a {@link org.bayeux.client.ext.RecoveryExtension} (on by default; it does
+         *                 nothing against a server that does not offer recovery)
+         * @return this builder
+         */
+        public Builder recovery(boolean recovery) {
+            this.recovery = recovery;
             return this;
         }
 

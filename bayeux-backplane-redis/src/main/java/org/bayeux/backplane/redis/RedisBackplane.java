@@ -2,11 +2,15 @@ package org.bayeux.backplane.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,11 +18,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.XAddArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
@@ -37,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * included, delivers them from there ({@link #deliversLocalPublishes()} is false), so every node sees one order per
  * channel.
  *
- * <p><b>Fan-out.</b> A publish is appended ({@code XADD}, trimmed to about
+ * <p><b>Fan-out.</b> A publish is appended by a script ({@link HistoryStore#PUBLISH}; {@code XADD}, trimmed to about
  * {@link RedisBackplaneConfig#STREAM_MAX_LENGTH} entries) to one of a fixed set of shard streams,
  * {@code <keyPrefix>:fanout:{<n>}}, chosen by a hash of the channel name ({@link StreamShards}): one channel is
  * always in one stream, so the stream's order is the channel's order. The publish's stage completes true only once
@@ -71,8 +72,17 @@ import org.slf4j.LoggerFactory;
  * script that first checks whether that key was seen on that channel within
  * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}: a retry is then acknowledged without being stored again.</p>
  *
- * <p>Not built yet: history, offsets and recovery for clients, presence, Redis Cluster
- * connections (the keys are ready for it), membership ({@code joined}/{@code left} are not reported).</p>
+ * <p><b>History and recovery.</b> The publish script also gives the message its channel's next offset (within the
+ * channel's epoch) and appends it to the channel's history, bounded per channel pattern
+ * ({@link RedisBackplaneConfig#HISTORY_RULES}); every node delivers each message with its position in
+ * {@code ext.position}, and a {@link RecoveryExtension} answers subscribes that carry a client's last position with
+ * what it missed ({@link HistoryStore}; the wire is in {@code docs/protocol.md}).</p>
+ *
+ * <p><b>Presence.</b> Who is subscribed to which plain channel, across nodes, with expiry when a node stops
+ * refreshing ({@link #presence(String)}, {@link #addPresenceListener}; see {@code Presence}).</p>
+ *
+ * <p>Not built yet: Redis Cluster connections (the keys are ready for it), membership ({@code joined}/{@code left}
+ * are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(RedisBackplane.class);
@@ -80,28 +90,25 @@ public final class RedisBackplane implements Cluster {
     static final String MESSAGE_FIELD = "m";
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** Threads that queue recovered messages to sessions (each recovery is bounded by recoveryMaxMessages). */
+    private static final int RECOVERY_THREADS = 2;
     /** The field of a publish's {@code ext} whose string makes a retry of it not stored twice. */
     public static final String IDEMPOTENCY_KEY_FIELD = "idempotencyKey";
     /** The longest idempotency key taken; a longer one is ignored. */
     public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 128;
-    /**
-     * KEYS[1] the channel's stream, KEYS[2] the idempotency key's memory (same hash tag); ARGV[1] the stream's max
-     * length, ARGV[2] the message, ARGV[3] how long to remember, in ms. Returns the entry's id, the first one's for a
-     * retry.
-     */
-    private static final String APPEND_ONCE = String.join("\n",
-            "local first = redis.call('GET', KEYS[2])",
-            "if first then return first end",
-            "local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '" + MESSAGE_FIELD + "', ARGV[2])",
-            "redis.call('SET', KEYS[2], id, 'PX', ARGV[3])",
-            "return id");
     /** The reason of a publish's error while Redis is out of reach: {@code 503::backplane_unavailable}. */
     public static final String UNAVAILABLE = "backplane_unavailable";
 
     private final RedisBackplaneConfig config;
     private final StreamShards shards;
     private final AtomicInteger pendingPublishes = new AtomicInteger();
-    private final XAddArgs appendArgs;
+    private final HistoryRules history;
+    private volatile RecoveryExtension recovery;
+    private volatile ExecutorService recoveries;
+    /** This process's node id in presence entries. */
+    private final String nodeId = HistoryStore.newEpoch();
+    private final List<PresenceListener> presenceListeners = new CopyOnWriteArrayList<>();
+    private volatile Presence presence;
     private volatile ClusterNode node;
     private volatile boolean running;
     private volatile ClientResources resources;
@@ -114,7 +121,8 @@ public final class RedisBackplane implements Cluster {
     public RedisBackplane(RedisBackplaneConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
-        this.appendArgs = new XAddArgs().maxlen(config.streamMaxLength()).approximateTrimming();
+        this.history = new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(),
+                config.historyAge());
     }
 
     /** @return a builder for embedding, starting from {@link RedisBackplaneConfig#defaults()} */
@@ -152,6 +160,18 @@ public final class RedisBackplane implements Cluster {
                 .requestQueueSize(config.maxPendingPublishes())
                 .socketOptions(SocketOptions.builder().connectTimeout(config.operationTimeout()).build())
                 .build());
+        recoveries = Executors.newFixedThreadPool(RECOVERY_THREADS, runnable -> {
+            Thread thread = new Thread(runnable, "redis-backplane-recovery");
+            thread.setDaemon(true);
+            return thread;
+        });
+        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), recoveries);
+        node.server().addExtension(recovery);
+        Presence tracker = new Presence(this, shards, config, nodeId);
+        tracker.listeners().addAll(presenceListeners);
+        presence = tracker;
+        node.server().addSubscriptionListener(tracker);
+        tracker.start();
         StreamReader loop = new StreamReader(this, client, shards, config, node);
         Thread thread = new Thread(loop::run, "redis-backplane-reader");
         thread.setDaemon(true);
@@ -187,6 +207,57 @@ public final class RedisBackplane implements Cluster {
                 LOG.warn("Redis backplane lost {}: publishes fail until it is back", redactedUri());
             }
         }
+    }
+
+    /** @return the connection publishes and presence use, or null while there is none */
+    StatefulRedisConnection<String, byte[]> connection() {
+        StatefulRedisConnection<String, byte[]> connection = publishing;
+        return connection != null && connection.isOpen() ? connection : null;
+    }
+
+    void presenceEvent(Map<String, byte[]> body) {
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.deliver(body);
+        }
+    }
+
+    /** @return this node's id in presence entries: random, new at each start of the process */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /**
+     * Adds a listener of every join and leave of every plain channel, on every node.
+     *
+     * @param listener the listener; must not block
+     */
+    public void addPresenceListener(PresenceListener listener) {
+        presenceListeners.add(Objects.requireNonNull(listener, "listener"));
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.listeners().add(listener);
+        }
+    }
+
+    /** @param listener a listener added before */
+    public void removePresenceListener(PresenceListener listener) {
+        presenceListeners.remove(listener);
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.listeners().remove(listener);
+        }
+    }
+
+    /**
+     * @param channel a plain channel
+     * @return who is subscribed to it across the cluster, session id to node id (entries past
+     *         {@link RedisBackplaneConfig#PRESENCE_TTL} without a refresh left out); failed while Redis is away
+     */
+    public CompletionStage<Map<String, String>> presence(String channel) {
+        Presence tracker = presence;
+        return tracker == null ? CompletableFuture.failedFuture(new IllegalStateException("not started"))
+                : tracker.members(channel).orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     boolean isRunning() {
@@ -226,6 +297,22 @@ public final class RedisBackplane implements Cluster {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
         readerConnected = false;
+        RecoveryExtension installed = recovery;
+        if (installed != null) {
+            node.server().removeExtension(installed);
+            recovery = null;
+        }
+        Presence tracker = presence;
+        if (tracker != null) {
+            tracker.stop();
+            node.server().removeSubscriptionListener(tracker);
+            presence = null;
+        }
+        ExecutorService executor = recoveries;
+        if (executor != null) {
+            executor.shutdownNow();
+            recoveries = null;
+        }
         node = null;
     }
 
@@ -270,21 +357,47 @@ public final class RedisBackplane implements Cluster {
     }
 
     /**
-     * Appends to the channel's stream; with an idempotency key, through a script that appends only if the key is not
-     * remembered yet, and remembers it for {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
+     * Stores the message by the {@link HistoryStore#PUBLISH publish script}: its channel's next offset, its history,
+     * its shard's fan-out stream; with an idempotency key, only if the key is not remembered yet, and remembers it for
+     * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
      */
     private CompletableFuture<?> append(StatefulRedisConnection<String, byte[]> connection, ClusterMessage message) {
-        String stream = shards.keyOf(message.channel());
+        String channel = message.channel();
         String idempotencyKey = idempotencyKeyOf(message);
-        if (idempotencyKey == null) {
-            return connection.async().xadd(stream, appendArgs, Map.of(MESSAGE_FIELD, message.json()))
-                    .toCompletableFuture();
+        String[] keys = idempotencyKey == null
+                ? new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel)}
+                : new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel),
+                    shards.idempotencyKeyOf(channel, idempotencyKey)};
+        HistoryRules.Rule rule = history.ruleFor(channel);
+        return HistoryStore.publish(connection, keys, message.json(), ascii(config.streamMaxLength()),
+                ascii(rule.size()), ascii(rule.age().toMillis()), ascii(config.historyMetaTtl().toMillis()),
+                HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.idempotencyWindow().toMillis()));
+    }
+
+    /**
+     * Reads what a subscriber missed on a channel since its position, by the {@link HistoryStore#RECOVER recover
+     * script}; also tells a subscriber without a position the channel's current one.
+     *
+     * @param channel a plain channel
+     * @param offset the last offset the subscriber has, or -1 for none
+     * @param epoch the epoch of that offset, or "" for none
+     * @return what Redis has; failed with a {@link ClusterUnavailableException} if Redis is away
+     */
+    CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch) {
+        StatefulRedisConnection<String, byte[]> connection = publishing;
+        if (connection == null || !connection.isOpen()) {
+            return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
         }
-        String remembered = shards.idempotencyKeyOf(message.channel(), idempotencyKey);
-        RedisFuture<byte[]> appended = connection.async().eval(APPEND_ONCE, ScriptOutputType.VALUE,
-                new String[] {stream, remembered}, ascii(config.streamMaxLength()), message.json(),
-                ascii(config.idempotencyWindow().toMillis()));
-        return appended.toCompletableFuture();
+        HistoryRules.Rule rule = history.ruleFor(channel);
+        try {
+            return HistoryStore.recover(connection, new String[] {shards.metaKeyOf(channel),
+                shards.historyKeyOf(channel)}, ascii(offset), HistoryStore.ascii(epoch),
+                    ascii(config.recoveryMaxMessages()), ascii(rule.age().toMillis()),
+                    HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.historyMetaTtl().toMillis()))
+                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException rejected) {
+            return CompletableFuture.failedFuture(rejected);
+        }
     }
 
     /**

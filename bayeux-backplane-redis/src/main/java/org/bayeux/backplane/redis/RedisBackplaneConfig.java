@@ -61,9 +61,51 @@ public final class RedisBackplaneConfig extends TypedConfig {
             "How long Redis remembers a publish's idempotency key (ext.idempotencyKey): a retry with the same key "
                     + "on the same channel within it is acknowledged and not stored again.");
 
+    /** How many messages a channel's history keeps, unless a rule says otherwise. */
+    public static final ConfigOption<Integer> HISTORY_SIZE = ConfigOption.integer("historySize", 1000,
+            n -> n >= 0 && n <= HistoryRules.MAX_SIZE, "an integer from 0 to 1000000",
+            "How many messages each channel's history keeps (exact XADD MAXLEN), for channels no historyRules rule "
+                    + "matches; 0 keeps none (offsets and epochs are still kept).");
+    /** How long a channel's history keeps a message, unless a rule says otherwise. */
+    public static final ConfigOption<Duration> HISTORY_AGE = ConfigOption.duration("historyAge",
+            Duration.ofMinutes(10), d -> d.compareTo(HistoryRules.MIN_AGE) >= 0
+                    && d.compareTo(HistoryRules.MAX_AGE) <= 0, "a duration from 1s to 30d",
+            "How long each channel's history keeps a message (XTRIM MINID at each publish, and a recovery ignores "
+                    + "older ones), for channels no historyRules rule matches.");
+    /** Per channel pattern: history size and age. */
+    public static final ConfigOption<String> HISTORY_RULES = ConfigOption.text("historyRules", "",
+            text -> text.isBlank() || HistoryRules.isValid(text),
+            "rules <pattern>=<size>/<age> separated by commas, such as /chat/**=1000/10m,/ticks/*=0/1s",
+            "History bounds per channel pattern; the first rule that matches a channel applies, else historySize "
+                    + "and historyAge.");
+    /** How long a channel's epoch and offset outlive its last publish. */
+    public static final ConfigOption<Duration> HISTORY_META_TTL = ConfigOption.duration("historyMetaTtl",
+            Duration.ofDays(7), d -> d.compareTo(Duration.ofMinutes(1)) >= 0 && d.compareTo(Duration.ofDays(365)) <= 0,
+            "a duration from 1m to 365d",
+            "How long Redis keeps a channel's epoch and last offset after its last publish or recovery; when they "
+                    + "expire the channel starts a new epoch, and clients holding an older position get "
+                    + "recovered: false. Keep it longer than historyAge and than clients stay away.");
+    /** The most messages one recovery sends. */
+    public static final ConfigOption<Integer> RECOVERY_MAX_MESSAGES = ConfigOption.integer("recoveryMaxMessages",
+            1000, n -> n >= 1 && n <= 100_000, "an integer from 1 to 100000",
+            "The most messages a subscribe recovers; a client that missed more is told recovered: false.");
+    /** The most live messages held back per subscription while its history is read. */
+    public static final ConfigOption<Integer> RECOVERY_BUFFER = ConfigOption.integer("recoveryBuffer", 10_000,
+            n -> n >= 1 && n <= 1_000_000, "an integer from 1 to 1000000",
+            "The most live messages held back for one recovering subscription while its history is read; past "
+                    + "it the recovery gives up (recovered: false) and the held messages are delivered.");
+
+    /** How long a session's presence lasts without a refresh. */
+    public static final ConfigOption<Duration> PRESENCE_TTL = ConfigOption.duration("presenceTtl",
+            Duration.ofSeconds(30), d -> d.compareTo(Duration.ofSeconds(1)) >= 0 && d.compareTo(Duration.ofHours(1)) <= 0,
+            "a duration from 1s to 1h",
+            "How long a subscription's presence entry lasts in Redis unless its node refreshes it (every third of "
+                    + "it): a node that dies has its sessions leave within about this long.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
-            OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW);
+            OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
+            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -144,6 +186,41 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(IDEMPOTENCY_WINDOW);
     }
 
+    /** @return {@link #HISTORY_SIZE} */
+    public int historySize() {
+        return get(HISTORY_SIZE);
+    }
+
+    /** @return {@link #HISTORY_AGE} */
+    public Duration historyAge() {
+        return get(HISTORY_AGE);
+    }
+
+    /** @return {@link #HISTORY_RULES} */
+    public String historyRules() {
+        return get(HISTORY_RULES);
+    }
+
+    /** @return {@link #HISTORY_META_TTL} */
+    public Duration historyMetaTtl() {
+        return get(HISTORY_META_TTL);
+    }
+
+    /** @return {@link #RECOVERY_MAX_MESSAGES} */
+    public int recoveryMaxMessages() {
+        return get(RECOVERY_MAX_MESSAGES);
+    }
+
+    /** @return {@link #RECOVERY_BUFFER} */
+    public int recoveryBuffer() {
+        return get(RECOVERY_BUFFER);
+    }
+
+    /** @return {@link #PRESENCE_TTL} */
+    public Duration presenceTtl() {
+        return get(PRESENCE_TTL);
+    }
+
     /** Collects values over the defaults, each validated as it is set. */
     public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
@@ -180,6 +257,39 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder idempotencyWindow(Duration window) {
             return set(IDEMPOTENCY_WINDOW, window);
+        }
+
+        /**
+         * @param size {@link #HISTORY_SIZE}
+         * @param age {@link #HISTORY_AGE}
+         * @return this builder
+         */
+        public Builder history(int size, Duration age) {
+            return set(HISTORY_SIZE, size).set(HISTORY_AGE, age);
+        }
+
+        /**
+         * @param rules {@link #HISTORY_RULES}
+         * @return this builder
+         */
+        public Builder historyRules(String rules) {
+            return set(HISTORY_RULES, rules);
+        }
+
+        /**
+         * @param max {@link #RECOVERY_MAX_MESSAGES}
+         * @return this builder
+         */
+        public Builder recoveryMaxMessages(int max) {
+            return set(RECOVERY_MAX_MESSAGES, max);
+        }
+
+        /**
+         * @param ttl {@link #PRESENCE_TTL}
+         * @return this builder
+         */
+        public Builder presenceTtl(Duration ttl) {
+            return set(PRESENCE_TTL, ttl);
         }
 
         /** @return the configuration */

@@ -115,14 +115,35 @@ final class StreamReader {
         }
     }
 
+    /** @return the message with its position in {@code ext}, from the entry's offset and epoch */
+    private static byte[] positioned(StreamMessage<String, byte[]> entry, byte[] json) {
+        byte[] offset = entry.getBody().get("o");
+        byte[] epoch = entry.getBody().get("e");
+        if (offset == null || epoch == null) {
+            return json;
+        }
+        String epochText = new String(epoch, StandardCharsets.UTF_8);
+        try {
+            long number = Long.parseLong(new String(offset, StandardCharsets.US_ASCII));
+            return Positions.isPlainEpoch(epochText) ? Positions.withPosition(json, number, epochText) : json;
+        } catch (NumberFormatException notANumber) {
+            return json;
+        }
+    }
+
     private void deliver(StreamMessage<String, byte[]> entry) {
+        if (entry.getBody() != null && entry.getBody().containsKey(Presence.EVENT_FIELD)) {
+            backplane.presenceEvent(entry.getBody());
+            return;
+        }
         byte[] json = entry.getBody() == null ? null : entry.getBody().get(RedisBackplane.MESSAGE_FIELD);
         if (json == null) {
             LOG.warn("Redis backplane skipped entry {} of {}: no message field", entry.getId(), entry.getStream());
             return;
         }
+        byte[] positioned = positioned(entry, json);
         try {
-            node.deliver(json);
+            node.deliver(positioned);
         } catch (RuntimeException refused) {
             // Skipped, not retried: the same bytes would fail again on every read. The body reaches DEBUG only.
             LOG.warn("Redis backplane skipped entry {} of {} ({} bytes): {}", entry.getId(), entry.getStream(),

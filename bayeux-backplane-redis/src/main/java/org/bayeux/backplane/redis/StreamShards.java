@@ -9,7 +9,11 @@ import java.util.Map;
  * {@link String#hashCode()} of the channel name, which the Java language fixes, so that every node, whatever its
  * JVM, puts a channel in the same stream. The shard number is the key's hash tag: on a Redis Cluster each stream
  * lives on the master of its tag's slot. A publish's idempotency key lives beside its channel's stream:
- * {@code <prefix>:idem:{<n>}:<channel length>:<channel>:<key>}.
+ * {@code <prefix>:idem:{<n>}:<channel length>:<channel>:<key>}; so do its history
+ * ({@code <prefix>:history:{<n>}:<channel length>:<channel>}, a stream) and its position
+ * ({@code <prefix>:meta:{<n>}:<channel length>:<channel>}, a hash of epoch and last offset): one publish script
+ * touches them all with the fan-out stream, which Redis Cluster allows only within one hash slot, and which makes the
+ * fan-out order and the offsets one and the same.
  */
 final class StreamShards {
     private final String prefix;
@@ -41,6 +45,36 @@ final class StreamShards {
      */
     String idempotencyKeyOf(String channel, String idempotencyKey) {
         return prefix + ":idem:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel + ":" + idempotencyKey;
+    }
+
+    /** @return the hash holding a channel's epoch ({@code e}) and last offset ({@code o}) */
+    String metaKeyOf(String channel) {
+        return prefix + ":meta:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+    }
+
+    /** @return the stream holding a channel's history */
+    String historyKeyOf(String channel) {
+        return prefix + ":history:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+    }
+
+    /** @return the hash of a channel's present sessions: session id to node id */
+    String presenceKeyOf(String channel) {
+        return prefix + ":presence:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+    }
+
+    /** @return the sorted set of a channel's present sessions by expiry time (ms) */
+    String presenceExpiryKeyOf(String channel) {
+        return prefix + ":presence-expiry:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+    }
+
+    /** @return the set of the channels with presence of a channel's shard */
+    String presenceChannelsKey(String channel) {
+        return presenceChannelsKeyOf(shardOf(channel));
+    }
+
+    /** @return the set of the channels with presence of a shard */
+    String presenceChannelsKeyOf(int shard) {
+        return prefix + ":presence-channels:{" + shard + "}";
     }
 
     private int shardOf(String channel) {

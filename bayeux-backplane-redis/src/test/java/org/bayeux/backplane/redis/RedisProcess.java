@@ -125,6 +125,28 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /** Empties every database ({@code FLUSHALL}), the way a Redis that lost its data comes back. */
+    public void flushAll() throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write("FLUSHALL\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            byte[] answer = new byte[5];
+            int read = 0;
+            while (read < answer.length) {
+                int n = socket.getInputStream().read(answer, read, answer.length - read);
+                if (n < 0) {
+                    break;
+                }
+                read += n;
+            }
+            if (!"+OK\r\n".equals(new String(answer, 0, read, StandardCharsets.US_ASCII))) {
+                throw new IOException("FLUSHALL not answered +OK");
+            }
+        }
+    }
+
     /** @return the URI to give a client */
     public String uri() {
         return "redis://127.0.0.1:" + port;

@@ -1,0 +1,319 @@
+package org.bayeux.backplane.redis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Message;
+import org.bayeux.api.Promise;
+import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.json.JsonCodecProvider;
+import org.bayeux.api.json.MalformedJsonException;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ServerExtension;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's side of recovery (the wire is in {@code docs/protocol.md}, "Recovery"): offers it in every successful
+ * handshake reply ({@code "ext":{"recovery":true}}), and answers a subscribe that carries
+ * {@code "ext":{"recovery":{"offset":N,"epoch":"E"}}} (or {@code "recovery":{}} to learn the position only).
+ *
+ * <p>How a recovery runs, so that the subscriber gets what it missed once, in order, with no gap before the live
+ * messages: when the subscribe comes in, before the subscription takes effect, the session starts holding back the
+ * live messages of that channel. When the reply goes out, the subscription has taken effect; the history is read
+ * then (so every message it lacks comes live, and is held), the reply is completed with
+ * {@code "ext":{"recovery":{"recovered":true|false,"offset":top,"epoch":E}}}, and then the history's messages are
+ * queued, followed by the held ones whose offset is past the history's last (the others are in the history), and
+ * only then do live messages flow again. Held messages are bounded ({@link RedisBackplaneConfig#RECOVERY_BUFFER}):
+ * past it the recovery gives up, the held messages are queued at once and the reply says {@code recovered: false}.
+ * </p>
+ *
+ * <p>Only a subscription to one plain channel recovers (a wildcard has no single position). Held and recovered
+ * messages pass the server-wide outgoing extensions addressed to this one session.</p>
+ */
+final class RecoveryExtension implements ServerExtension {
+    private static final Logger LOG = LoggerFactory.getLogger(RecoveryExtension.class);
+    /** The field of {@code ext} in handshake replies, subscribes and subscribe replies. */
+    static final String RECOVERY_FIELD = "recovery";
+    /** The field of a subscribe reply's {@code ext.recovery} telling whether everything missed is delivered. */
+    static final String RECOVERED_FIELD = "recovered";
+    private static final ThreadLocal<Pending> RELEASING = new ThreadLocal<>();
+
+    private final RedisBackplane backplane;
+    private final BayeuxServer server;
+    private final int bufferMax;
+    /** Where recoveries complete and queue their messages: never a Lettuce I/O thread. */
+    private final Executor executor;
+    private final JsonCodec codec;
+    private final ConcurrentMap<String, Holder> sessions = new ConcurrentHashMap<>();
+
+    RecoveryExtension(RedisBackplane backplane, BayeuxServer server, int bufferMax, Executor executor) {
+        this.backplane = backplane;
+        this.executor = executor;
+        this.server = server;
+        this.bufferMax = bufferMax;
+        this.codec = findCodec();
+    }
+
+    private static JsonCodec findCodec() {
+        JsonCodecProvider any = null;
+        for (JsonCodecProvider provider : ServiceLoader.load(JsonCodecProvider.class,
+                RecoveryExtension.class.getClassLoader())) {
+            if ("jackson".equals(provider.name())) {
+                any = provider;
+                break;
+            }
+            any = any == null ? provider : any;
+        }
+        if (any == null) {
+            throw new IllegalStateException("No JSON codec on the class path (bayeux-json-jackson or bayeux-json-jetty)");
+        }
+        return any.newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
+    }
+
+    @Override
+    public void incoming(ServerSession session, ServerMessage.Mutable message, Promise<Boolean> promise) {
+        try {
+            if (session != null && Message.META_SUBSCRIBE.equals(message.getChannel())) {
+                Map<String, Object> ext = message.getExt();
+                Object asked = ext == null ? null : ext.get(RECOVERY_FIELD);
+                Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
+                if (asked instanceof Map && subscription instanceof String && isPlainBroadcast((String) subscription)) {
+                    Object offset = ((Map<?, ?>) asked).get(Positions.OFFSET_FIELD);
+                    Object epoch = ((Map<?, ?>) asked).get(Positions.EPOCH_FIELD);
+                    boolean has = offset instanceof Number && ((Number) offset).longValue() >= 0
+                            && epoch instanceof String;
+                    holder(session).begin(new Pending((String) subscription,
+                            has ? ((Number) offset).longValue() : -1, has ? (String) epoch : ""));
+                }
+            }
+        } finally {
+            promise.succeed(true);
+        }
+    }
+
+    private static boolean isPlainBroadcast(String name) {
+        if (!ChannelId.isValid(name)) {
+            return false;
+        }
+        ChannelId channel = ChannelId.of(name);
+        return channel.isBroadcast() && !channel.isWildcard();
+    }
+
+    private Holder holder(ServerSession session) {
+        return sessions.computeIfAbsent(session.getId(), id -> {
+            Holder holder = new Holder(session);
+            session.addExtension(holder);
+            session.addRemovedListener((removed, message, expired) -> sessions.remove(removed.getId()));
+            return holder;
+        });
+    }
+
+    @Override
+    public void outgoing(ServerSession sender, ServerSession receiver, ServerMessage.Mutable message,
+            Promise<Boolean> promise) {
+        if (!message.isMeta()) {
+            promise.succeed(true);
+            return;
+        }
+        String channel = message.getChannel();
+        if (Message.META_HANDSHAKE.equals(channel) && message.isSuccessful()) {
+            message.getExt(true).put(RECOVERY_FIELD, Boolean.TRUE);
+        } else if (Message.META_SUBSCRIBE.equals(channel) && receiver != null) {
+            Holder holder = sessions.get(receiver.getId());
+            Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
+            Pending pending = holder == null || !(subscription instanceof String) ? null
+                    : holder.pending.get(subscription);
+            if (pending != null && pending.claim()) {
+                if (!message.isSuccessful()) {
+                    holder.release(pending, null);
+                } else {
+                    answer(holder, pending, message, promise);
+                    return;
+                }
+            }
+        }
+        promise.succeed(true);
+    }
+
+    /** Reads the history, completes the reply with the outcome, then queues what was missed and what was held. */
+    private void answer(Holder holder, Pending pending, ServerMessage.Mutable reply, Promise<Boolean> promise) {
+        backplane.recover(pending.channel, pending.offset, pending.epoch).whenCompleteAsync((found, failure) -> {
+            HistoryStore.Recovered usable = null;
+            try {
+                Map<String, Object> outcome = new LinkedHashMap<>();
+                boolean accepted = pending.decide();
+                boolean recovered = failure == null && found.recovered() && accepted;
+                if (pending.offset >= 0) {
+                    outcome.put(RECOVERED_FIELD, recovered);
+                }
+                if (failure == null) {
+                    outcome.put(Positions.OFFSET_FIELD, found.offset());
+                    outcome.put(Positions.EPOCH_FIELD, found.epoch());
+                    usable = recovered ? found : null;
+                } else {
+                    LOG.debug("Recovery of {} failed: {}", pending.channel, failure.toString());
+                }
+                reply.getExt(true).put(RECOVERY_FIELD, outcome);
+            } catch (RuntimeException unexpected) {
+                LOG.warn("Recovery of a subscription failed", unexpected);
+            } finally {
+                promise.succeed(true);
+                holder.release(pending, usable);
+            }
+        }, executor);
+    }
+
+    /** @return the history entry as a message with its position, or null if it does not parse */
+    private ServerMessage.Mutable message(byte[] json, long offset, String epoch) {
+        byte[] positioned = Positions.withPosition(json, offset, epoch);
+        byte[] array = new byte[positioned.length + 2];
+        array[0] = '[';
+        System.arraycopy(positioned, 0, array, 1, positioned.length);
+        array[array.length - 1] = ']';
+        try {
+            List<ServerMessage.Mutable> parsed = codec.parseMessages(array, 0, array.length, server::newMessage);
+            return parsed.size() == 1 ? parsed.get(0) : null;
+        } catch (MalformedJsonException malformed) {
+            LOG.warn("Recovery skipped a history entry of {} bytes that does not parse", json.length);
+            return null;
+        }
+    }
+
+    /** One subscription's recovery in progress. */
+    private static final class Pending {
+        final String channel;
+        final long offset;
+        final String epoch;
+        final ArrayDeque<ServerMessage> held = new ArrayDeque<>();
+        boolean holding = true;
+        boolean overflowed;
+        boolean decided;
+        boolean claimed;
+
+        Pending(String channel, long offset, String epoch) {
+            this.channel = channel;
+            this.offset = offset;
+            this.epoch = epoch;
+        }
+
+        /** @return true the first time: one reply answers one recovery */
+        synchronized boolean claim() {
+            boolean first = !claimed;
+            claimed = true;
+            return first;
+        }
+
+        /** @return false if the held messages overflowed before the history was read: no recovery then */
+        synchronized boolean decide() {
+            decided = true;
+            return !overflowed;
+        }
+    }
+
+    /** A session's recoveries, and the session extension that holds live messages back while one runs. */
+    private final class Holder implements SessionExtension {
+        private final ServerSession session;
+        final ConcurrentMap<String, Pending> pending = new ConcurrentHashMap<>();
+
+        Holder(ServerSession session) {
+            this.session = session;
+        }
+
+        void begin(Pending recovery) {
+            Pending previous = pending.put(recovery.channel, recovery);
+            if (previous != null) {
+                // A second subscribe before the first one's reply: the first one delivers what it holds and ends.
+                release(previous, null);
+                pending.put(recovery.channel, recovery);
+            }
+        }
+
+        @Override
+        public ServerMessage send(ServerSession receiver, ServerMessage message) {
+            Pending recovery = pending.get(message.getChannel());
+            if (recovery == null || RELEASING.get() == recovery) {
+                return message;
+            }
+            List<ServerMessage> flush;
+            synchronized (recovery) {
+                if (!recovery.holding) {
+                    return message;
+                }
+                if (recovery.decided || recovery.held.size() < bufferMax) {
+                    recovery.held.add(message);
+                    return null;
+                }
+                // Too many held before the history was read: give up recovering, and deliver in order at once.
+                recovery.overflowed = true;
+                recovery.holding = false;
+                flush = new ArrayList<>(recovery.held);
+                recovery.held.clear();
+            }
+            LOG.debug("Recovery of {} gave up: more than {} live messages held", recovery.channel, bufferMax);
+            RELEASING.set(recovery);
+            try {
+                flush.forEach(this::queue);
+            } finally {
+                RELEASING.remove();
+            }
+            return message;
+        }
+
+        /**
+         * Queues the missed messages, then the held ones past them, until none is held; then lets live ones flow.
+         * Ends because queuing is faster than publishing: each round drains what came in during the previous one.
+         */
+        void release(Pending recovery, HistoryStore.Recovered found) {
+            RELEASING.set(recovery);
+            try {
+                if (found != null) {
+                    for (int i = 0; i < found.messages().size(); i++) {
+                        ServerMessage.Mutable missed = message(found.messages().get(i), found.offsets().get(i),
+                                found.epoch());
+                        if (missed != null) {
+                            session.deliver(null, missed, Promise.noop());
+                        }
+                    }
+                }
+                while (true) {
+                    List<ServerMessage> batch;
+                    synchronized (recovery) {
+                        if (recovery.held.isEmpty()) {
+                            recovery.holding = false;
+                            pending.remove(recovery.channel, recovery);
+                            return;
+                        }
+                        batch = new ArrayList<>(recovery.held);
+                        recovery.held.clear();
+                    }
+                    for (ServerMessage live : batch) {
+                        Object[] position = Positions.of(live.getExt());
+                        if (found != null && position != null && found.epoch().equals(position[1])
+                                && (Long) position[0] <= found.offset()) {
+                            continue;
+                        }
+                        queue(live);
+                    }
+                }
+            } finally {
+                RELEASING.remove();
+            }
+        }
+
+        private void queue(ServerMessage message) {
+            session.deliver(null, message.copy(), Promise.noop());
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package org.bayeux.backplane.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSessionChannel.MessageListener;
+import org.bayeux.api.server.LocalSession;
+import org.bayeux.server.BayeuxEngine;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Presence across two engines in one JVM on a real redis-server; node A reaches Redis through a {@link TcpProxy}, so
+ * that cutting it makes A, as Redis sees it, a node that died: it no longer refreshes its entries.
+ */
+class PresenceTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String CHANNEL = "/chat/room";
+    private final List<BayeuxEngine> engines = new ArrayList<>();
+    private RedisProcess redis;
+    private TcpProxy proxy;
+
+    @BeforeEach
+    void startRedis() throws Exception {
+        redis = RedisProcess.start();
+        proxy = new TcpProxy(redis.port());
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        engines.forEach(BayeuxEngine::stop);
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private RedisBackplane node(String uri) {
+        RedisBackplane backplane = new RedisBackplane(RedisBackplaneConfig.builder().uri(uri)
+                .operationTimeout(Duration.ofSeconds(2)).presenceTtl(Duration.ofSeconds(2)).build());
+        BayeuxEngine engine = BayeuxEngine.create();
+        engine.setCluster(backplane);
+        engine.start();
+        engines.add(engine);
+        await("backplane connected").atMost(WAIT).until(backplane::isConnected);
+        return backplane;
+    }
+
+    private final List<MessageListener> subscribers = new ArrayList<>();
+
+    private LocalSession subscribed(int node, String name) throws Exception {
+        LocalSession session = engines.get(node).newLocalSession(name);
+        CompletableFuture<Message> handshake = new CompletableFuture<>();
+        session.handshake(null, (channel, message) -> handshake.complete(message));
+        assertThat(handshake.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        MessageListener subscriber = (c, message) -> { };
+        subscribers.add(subscriber);
+        session.getChannel(CHANNEL).subscribe(subscriber, (c, message) -> reply.complete(message));
+        assertThat(reply.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        return session;
+    }
+
+    private static Map<String, String> presence(RedisBackplane backplane) throws Exception {
+        return backplane.presence(CHANNEL).toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Test
+    void joinsAndLeavesReachEveryNodeAndADeadNodesSessionsExpire() throws Exception {
+        RedisBackplane a = node("redis://127.0.0.1:" + proxy.port());
+        RedisBackplane b = node(redis.uri());
+        List<PresenceEvent> seenOnB = new CopyOnWriteArrayList<>();
+        b.addPresenceListener(seenOnB::add);
+        b.addPresenceListener(event -> {
+            throw new IllegalStateException("a listener that fails does not stop the others");
+        });
+
+        String onA = subscribed(0, "alice").getServerSession().getId();
+        LocalSession bob = subscribed(1, "bob");
+        String onB = bob.getServerSession().getId();
+        PresenceEvent aliceJoined = new PresenceEvent(CHANNEL, onA, a.nodeId(), true);
+        PresenceEvent bobJoined = new PresenceEvent(CHANNEL, onB, b.nodeId(), true);
+        await("both joins seen on B").atMost(WAIT).until(() -> seenOnB.containsAll(List.of(aliceJoined, bobJoined)));
+        assertThat(presence(b)).isEqualTo(Map.of(onA, a.nodeId(), onB, b.nodeId()));
+        assertThat(presence(a)).isEqualTo(presence(b));
+
+        CompletableFuture<Message> unsubscribed = new CompletableFuture<>();
+        bob.getChannel(CHANNEL).unsubscribe(subscribers.get(1), (c, message) -> unsubscribed.complete(message));
+        assertThat(unsubscribed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        PresenceEvent bobLeft = new PresenceEvent(CHANNEL, onB, b.nodeId(), false);
+        await("Bob's leave").atMost(WAIT).until(() -> seenOnB.contains(bobLeft));
+        assertThat(presence(b)).isEqualTo(Map.of(onA, a.nodeId()));
+
+        // Node A dies as far as Redis can tell: its entries are no longer refreshed, and expire.
+        proxy.cut();
+        PresenceEvent aliceLeft = new PresenceEvent(CHANNEL, onA, a.nodeId(), false);
+        await("Alice's leave once A's entry expired").atMost(WAIT).until(() -> seenOnB.contains(aliceLeft));
+        assertThat(presence(b)).isEmpty();
+        assertThat(seenOnB).as("each event once").hasSize(4);
+        assertThat(seenOnB.subList(0, 2)).containsExactlyInAnyOrder(aliceJoined, bobJoined);
+        assertThat(seenOnB.subList(2, 4)).containsExactly(bobLeft, aliceLeft);
+    }
+}

@@ -1,0 +1,288 @@
+package org.bayeux.backplane.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import org.bayeux.api.Message;
+import org.bayeux.client.BayeuxClient;
+import org.bayeux.client.BayeuxClientConfig;
+import org.bayeux.client.ext.RecoveryExtension;
+import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.transport.http.TransportConfig;
+import org.bayeux.transport.jetty.BayeuxEndpoint;
+import org.cometd.client.http.jetty.JettyHttpClientTransport;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Recovery across real servers: two nodes (Jetty on 127.0.0.1, port 0) on one redis-server, a subscriber of ours that
+ * reaches its node through a {@link TcpProxy} (which cuts it off, or sends it to the other node, as a load balancer
+ * would), and a publisher of ours on the other node that goes on publishing meanwhile. Every publish is acknowledged
+ * before the next, so the expected order is the publishing order.
+ */
+class RecoveryTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String CHANNEL = "/chat/room";
+    private final List<Node> nodes = new ArrayList<>();
+    private final List<BayeuxClient> clients = new ArrayList<>();
+    private final List<AutoCloseable> others = new ArrayList<>();
+    private RedisProcess redis;
+    private TcpProxy proxy;
+
+    private record Node(Server server, BayeuxEngine engine, int port, String url) {
+    }
+
+    @BeforeEach
+    void startRedis() throws Exception {
+        redis = RedisProcess.start();
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (BayeuxClient client : clients) {
+            client.disconnect(Duration.ofSeconds(1));
+            client.close();
+        }
+        for (AutoCloseable other : others) {
+            other.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        for (Node node : nodes) {
+            node.server().stop();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private Node node(RedisBackplaneConfig.Builder backplaneConfig) throws Exception {
+        // A short maxInterval: a client cut off for a couple of seconds loses its session and handshakes again.
+        BayeuxEngine engine = BayeuxEngine.create(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
+                .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build());
+        RedisBackplane backplane = new RedisBackplane(backplaneConfig.uri(redis.uri())
+                .operationTimeout(Duration.ofSeconds(2)).build());
+        engine.setCluster(backplane);
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        BayeuxEndpoint.mount(server, "/bayeux", engine, TransportConfig.defaults());
+        server.start();
+        await("backplane connected").atMost(WAIT).until(backplane::isConnected);
+        int port = connector.getLocalPort();
+        Node node = new Node(server, engine, port, "http://127.0.0.1:" + port + "/bayeux");
+        nodes.add(node);
+        return node;
+    }
+
+    private Node node() throws Exception {
+        return node(RedisBackplaneConfig.builder());
+    }
+
+    private BayeuxClient client(String url, String transport) throws Exception {
+        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(transport)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(300)).build());
+        clients.add(client);
+        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
+        return client;
+    }
+
+    private BayeuxClient viaProxy(Node node, String transport) throws Exception {
+        proxy = new TcpProxy(node.port());
+        return client("http://127.0.0.1:" + proxy.port() + "/bayeux", transport);
+    }
+
+    private static List<Integer> subscribe(BayeuxClient client) throws Exception {
+        List<Integer> received = new CopyOnWriteArrayList<>();
+        Message reply = client.getChannel(CHANNEL)
+                .subscribeAsync((c, message) -> received.add(((Number) message.getData()).intValue()))
+                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(reply.isSuccessful()).isTrue();
+        return received;
+    }
+
+    private static void publish(BayeuxClient publisher, int from, int to) throws Exception {
+        for (int i = from; i < to; i++) {
+            Message reply = publisher.getChannel(CHANNEL).publishAsync(i).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(reply.isSuccessful()).as("publish %d acknowledged", i).isTrue();
+        }
+    }
+
+    private static List<Integer> range(int from, int to) {
+        return IntStream.range(from, to).boxed().collect(Collectors.toList());
+    }
+
+    private static Optional<Boolean> recovered(BayeuxClient client) {
+        return client.getRecovery().orElseThrow().recovered(CHANNEL);
+    }
+
+    /**
+     * Cut off, publishes continue on the other node, the session expires, the proxy lets the client back (to
+     * {@code back}): it handshakes again, subscribes again with its position, and gets everything, once, in order,
+     * while the publisher keeps publishing through its resubscription.
+     */
+    private void cutOffThenBack(Node subscriberNode, Node publisherNode, boolean stopSubscriberNode, Node back,
+            String transport) throws Exception {
+        BayeuxClient subscriber = viaProxy(subscriberNode, transport);
+        List<Integer> received = subscribe(subscriber);
+        BayeuxClient publisher = client(publisherNode.url(), ClientTransport.LONG_POLLING);
+        assertThat(subscriber.getRecovery().orElseThrow().isOffered()).as("offered in the handshake reply").isTrue();
+
+        publish(publisher, 0, 20);
+        await("first messages").atMost(WAIT).until(() -> received.size() == 20);
+        String firstSession = subscriber.getId();
+
+        proxy.cut();
+        if (stopSubscriberNode) {
+            subscriberNode.server().stop();
+        }
+        publish(publisher, 20, 120);
+        if (!stopSubscriberNode) {
+            await("session expired on its node").atMost(WAIT)
+                    .until(() -> subscriberNode.engine().getSession(firstSession) == null);
+        }
+        proxy.resume(back.port());
+        // Publishes go on while the client comes back, handshakes and recovers.
+        publish(publisher, 120, 220);
+        await("everything received").atMost(WAIT).until(() -> received.size() >= 220);
+        publish(publisher, 220, 221);
+        await("the last one received").atMost(WAIT).until(() -> received.contains(220));
+
+        assertThat(received).as("all, once, in order").isEqualTo(range(0, 221));
+        assertThat(subscriber.getId()).as("a new session").isNotEqualTo(firstSession);
+        assertThat(recovered(subscriber)).contains(true);
+        assertThat(subscriber.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().offset()).isEqualTo(221);
+    }
+
+    @Test
+    void aClientCutOffLongerThanItsSessionRecoversEverythingOnItsNode() throws Exception {
+        Node a = node();
+        Node b = node();
+        cutOffThenBack(a, b, false, a, ClientTransport.WEBSOCKET);
+    }
+
+    @Test
+    void aClientWhoseNodeStopsRecoversEverythingOnTheOtherNode() throws Exception {
+        Node a = node();
+        Node b = node();
+        cutOffThenBack(a, b, true, b, ClientTransport.LONG_POLLING);
+    }
+
+    @Test
+    void aClientAwayLongerThanTheHistoryIsToldRecoveredFalseAndGoesOnLive() throws Exception {
+        awayTooLong(RedisBackplaneConfig.builder().historyRules("/chat/**=10/10m"));
+    }
+
+    @Test
+    void aClientThatMissedMoreThanOneRecoveryTakesIsToldRecoveredFalse() throws Exception {
+        awayTooLong(RedisBackplaneConfig.builder().recoveryMaxMessages(10));
+    }
+
+    /** Misses 30 messages where 10 at most can be recovered: none of them comes, live ones do. */
+    private void awayTooLong(RedisBackplaneConfig.Builder config) throws Exception {
+        Node a = node(config);
+        Node b = node(config);
+        BayeuxClient subscriber = viaProxy(a, ClientTransport.WEBSOCKET);
+        List<Integer> received = subscribe(subscriber);
+        BayeuxClient publisher = client(b.url(), ClientTransport.LONG_POLLING);
+        publish(publisher, 0, 5);
+        await("first messages").atMost(WAIT).until(() -> received.size() == 5);
+        String firstSession = subscriber.getId();
+
+        proxy.cut();
+        publish(publisher, 5, 35);
+        await("session expired").atMost(WAIT).until(() -> a.engine().getSession(firstSession) == null);
+        proxy.resume(a.port());
+        await("told it did not recover").atMost(WAIT).until(() -> recovered(subscriber).isPresent());
+        assertThat(recovered(subscriber)).contains(false);
+        assertThat(subscriber.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().offset())
+                .as("the server's position taken").isEqualTo(35);
+        publish(publisher, 35, 36);
+        await("live again").atMost(WAIT).until(() -> received.contains(35));
+        assertThat(received).isEqualTo(List.of(0, 1, 2, 3, 4, 35));
+    }
+
+    @Test
+    void aClientWhoseChannelChangedEpochIsToldRecoveredFalse() throws Exception {
+        Node a = node();
+        Node b = node();
+        BayeuxClient subscriber = viaProxy(a, ClientTransport.WEBSOCKET);
+        List<Integer> received = subscribe(subscriber);
+        BayeuxClient publisher = client(b.url(), ClientTransport.LONG_POLLING);
+        publish(publisher, 0, 5);
+        await("first messages").atMost(WAIT).until(() -> received.size() == 5);
+        String oldEpoch = subscriber.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().epoch();
+        String firstSession = subscriber.getId();
+
+        proxy.cut();
+        redis.flushAll();
+        publish(publisher, 5, 8);
+        await("session expired").atMost(WAIT).until(() -> a.engine().getSession(firstSession) == null);
+        proxy.resume(a.port());
+        await("told it did not recover").atMost(WAIT).until(() -> recovered(subscriber).isPresent());
+        assertThat(recovered(subscriber)).contains(false);
+        RecoveryExtension.Position position = subscriber.getRecovery().orElseThrow().position(CHANNEL).orElseThrow();
+        assertThat(position.epoch()).isNotEqualTo(oldEpoch);
+        assertThat(position.offset()).isEqualTo(3);
+        publish(publisher, 8, 9);
+        await("live again").atMost(WAIT).until(() -> received.contains(8));
+        assertThat(received).isEqualTo(List.of(0, 1, 2, 3, 4, 8));
+    }
+
+    @Test
+    void anUnmodifiedCometDClientGetsMessagesWithPositionsAndPublishesAsBefore() throws Exception {
+        Node a = node();
+        Node b = node();
+        HttpClient http = new HttpClient();
+        http.start();
+        others.add(http::stop);
+        org.cometd.client.BayeuxClient cometd = new org.cometd.client.BayeuxClient(a.url(),
+                new JettyHttpClientTransport(new HashMap<>(), http));
+        others.add(() -> cometd.disconnect(1000));
+        CompletableFuture<org.cometd.bayeux.Message> handshake = new CompletableFuture<>();
+        cometd.handshake(handshake::complete);
+        assertThat(handshake.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        List<org.cometd.bayeux.Message> atCometD = new CopyOnWriteArrayList<>();
+        CompletableFuture<org.cometd.bayeux.Message> subscribed = new CompletableFuture<>();
+        cometd.getChannel(CHANNEL).subscribe((channel, message) -> atCometD.add(message), subscribed::complete);
+        assertThat(subscribed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+
+        BayeuxClient ours = client(b.url(), ClientTransport.WEBSOCKET);
+        List<Integer> atOurs = subscribe(ours);
+        publish(ours, 0, 3);
+        CompletableFuture<org.cometd.bayeux.Message> published = new CompletableFuture<>();
+        cometd.getChannel(CHANNEL).publish(3, published::complete);
+        assertThat(published.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+
+        await("CometD received all").atMost(WAIT).until(() -> atCometD.size() == 4);
+        await("ours received all").atMost(WAIT).until(() -> atOurs.size() == 4);
+        assertThat(atCometD.stream().map(m -> ((Number) m.getData()).intValue())).containsExactly(0, 1, 2, 3);
+        assertThat(atOurs).containsExactly(0, 1, 2, 3);
+        for (int i = 0; i < 4; i++) {
+            Map<String, Object> ext = atCometD.get(i).getExt();
+            assertThat(ext).as("position in ext").containsKey("position");
+            assertThat(((Map<?, ?>) ext.get("position")).get("offset")).isEqualTo((long) i + 1);
+        }
+    }
+}
