@@ -276,6 +276,8 @@ final class RecoveryExtension implements ServerExtension {
          * Ends because queuing is faster than publishing: each round drains what came in during the previous one.
          */
         void release(Pending recovery, HistoryStore.Recovered found) {
+            int held = 0;
+            int duplicates = 0;
             RELEASING.set(recovery);
             try {
                 if (found != null) {
@@ -293,15 +295,19 @@ final class RecoveryExtension implements ServerExtension {
                         if (recovery.held.isEmpty()) {
                             recovery.holding = false;
                             pending.remove(recovery.channel, recovery);
+                            LOG.debug("Recovery of {}: {} missed, {} held live ({} of them already missed)",
+                                    recovery.channel, found == null ? 0 : found.messages().size(), held, duplicates);
                             return;
                         }
                         batch = new ArrayList<>(recovery.held);
                         recovery.held.clear();
                     }
+                    held += batch.size();
                     for (ServerMessage live : batch) {
                         Object[] position = Positions.of(live.getExt());
                         if (found != null && position != null && found.epoch().equals(position[1])
                                 && (Long) position[0] <= found.offset()) {
+                            duplicates++;
                             continue;
                         }
                         queue(live);

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -165,7 +166,15 @@ public final class RedisBackplane implements Cluster {
             thread.setDaemon(true);
             return thread;
         });
-        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), recoveries);
+        ExecutorService pool = recoveries;
+        // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
+        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), task -> {
+            try {
+                pool.execute(task);
+            } catch (RejectedExecutionException stopped) {
+                task.run();
+            }
+        });
         node.server().addExtension(recovery);
         Presence tracker = new Presence(this, shards, config, nodeId);
         tracker.listeners().addAll(presenceListeners);

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import org.bayeux.api.Message;
 import org.bayeux.client.BayeuxClient;
@@ -187,6 +188,63 @@ class RecoveryTest {
         Node a = node();
         Node b = node();
         cutOffThenBack(a, b, true, b, ClientTransport.LONG_POLLING);
+    }
+
+    /** Publishes in windows of {@code window} unacknowledged publishes (pipelined), each acknowledged in the end. */
+    private static void publishPipelined(BayeuxClient publisher, int from, int to, int window) throws Exception {
+        for (int start = from; start < to; start += window) {
+            List<CompletableFuture<Message>> replies = new ArrayList<>();
+            for (int i = start; i < Math.min(to, start + window); i++) {
+                replies.add(publisher.getChannel(CHANNEL).publishAsync(i));
+            }
+            for (CompletableFuture<Message> reply : replies) {
+                assertThat(reply.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aClientRecoversWhileAFastPublisherKeepsGoingWithoutGapOrDuplicateAtTheSeam() throws Exception {
+        RedisBackplaneConfig.Builder config = RedisBackplaneConfig.builder().history(10_000, Duration.ofMinutes(10))
+                .recoveryMaxMessages(10_000);
+        Node a = node(config);
+        Node b = node(RedisBackplaneConfig.builder().history(10_000, Duration.ofMinutes(10)).recoveryMaxMessages(10_000));
+        BayeuxClient subscriber = viaProxy(a, ClientTransport.WEBSOCKET);
+        List<long[]> received = new CopyOnWriteArrayList<>();
+        Message subscribed = subscriber.getChannel(CHANNEL).subscribeAsync((c, message) -> {
+            Map<String, Object> position = (Map<String, Object>) message.getExt().get("position");
+            received.add(new long[] {((Number) message.getData()).longValue(),
+                ((Number) position.get("offset")).longValue()});
+        }).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(subscribed.isSuccessful()).isTrue();
+        BayeuxClient publisher = client(b.url(), ClientTransport.WEBSOCKET);
+        publish(publisher, 0, 20);
+        await("first messages").atMost(WAIT).until(() -> received.size() == 20);
+        String firstSession = subscriber.getId();
+
+        proxy.cut();
+        publishPipelined(publisher, 20, 520, 100);
+        await("session expired").atMost(WAIT).until(() -> a.engine().getSession(firstSession) == null);
+        CompletableFuture<Void> meanwhile = CompletableFuture.runAsync(() -> {
+            try {
+                publishPipelined(publisher, 520, 2520, 100);
+            } catch (Exception failed) {
+                throw new IllegalStateException(failed);
+            }
+        });
+        proxy.resume(a.port());
+        meanwhile.get(WAIT.toMillis() * 4, TimeUnit.MILLISECONDS);
+        await("everything received").atMost(WAIT).until(() -> received.size() >= 2520);
+        publish(publisher, 2520, 2521);
+        await("the last one").atMost(WAIT).until(() -> received.size() >= 2521);
+
+        assertThat(received.stream().map(r -> r[1]).collect(Collectors.toList()))
+                .as("offsets 1..2521: none missing, none twice, in order").isEqualTo(IntStream.rangeClosed(1, 2521)
+                        .mapToObj(i -> (long) i).collect(Collectors.toList()));
+        assertThat(received.stream().map(r -> r[0]).sorted().collect(Collectors.toList()))
+                .as("every publish once").isEqualTo(LongStream.range(0, 2521).boxed().collect(Collectors.toList()));
+        assertThat(recovered(subscriber)).contains(true);
     }
 
     @Test
