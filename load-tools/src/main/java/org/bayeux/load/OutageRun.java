@@ -53,6 +53,8 @@ final class OutageRun {
     /** Refused sequence numbers. Guarded by itself. */
     private final BitSet refused = new BitSet();
     private final AtomicLong errors = new AtomicLong();
+    /** The first duplicates, described (no message bodies), for whoever looks into them. */
+    private final List<Map<String, Object>> duplicates = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "outage-timer");
@@ -129,6 +131,18 @@ final class OutageRun {
         synchronized void delivered(String channel, long seq, Object position, long now) {
             if (delivered.get((int) seq)) {
                 duplicated++;
+                if (duplicates.size() < 10) {
+                    Map<String, Object> detail = new LinkedHashMap<>();
+                    detail.put("subscriber", index);
+                    detail.put("transport", options.transport.transportOf(index));
+                    detail.put("channel", channel);
+                    detail.put("seq", seq);
+                    detail.put("position", position);
+                    detail.put("afterReconnection", reconnectedAt != 0);
+                    detail.put("missedAtReconnection", reconnectedAt != 0 && seq <= missedUpTo);
+                    detail.put("flags", flagTrue + "/" + flagFalse);
+                    duplicates.add(detail);
+                }
                 return;
             }
             delivered.set((int) seq);
@@ -517,6 +531,9 @@ final class OutageRun {
         result.put("configuration", configuration);
         result.put("messages", messages);
         result.put("recovery", outcome);
+        synchronized (duplicates) {
+            result.put("firstDuplicates", new ArrayList<>(duplicates));
+        }
         result.put("errors", errors.get());
         result.put("firstError", firstError.get());
         result.put("complete", expected == delivered && duplicated == 0 && outOfOrder == 0

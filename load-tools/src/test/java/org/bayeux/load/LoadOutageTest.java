@@ -43,10 +43,11 @@ class LoadOutageTest {
             int exit = LoadMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8));
 
-            assertThat(exit).as("stdout: %s%nstderr: %s", out, err).isEqualTo(LoadMain.COMPLETE);
             @SuppressWarnings("unchecked")
             Map<String, Object> result = new ObjectMapper().readValue(output.resolve("result.json").toFile(),
                     Map.class);
+            assertThat(exit).as("stdout: %s%nstderr: %s%nduplicates: %s", out, err, result.get("firstDuplicates"))
+                    .isEqualTo(LoadMain.COMPLETE);
             @SuppressWarnings("unchecked")
             Map<String, Object> messages = (Map<String, Object>) result.get("messages");
             @SuppressWarnings("unchecked")
