@@ -4,10 +4,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -57,6 +61,9 @@ final class StreamReader {
 
     void run() {
         Duration backoff = FIRST_BACKOFF;
+        // After a failure, connected again only once a read succeeded: a cluster connection stays open (its link to
+        // another master is up) while the master of this reader's shard is down.
+        boolean failed = false;
         while (backplane.isRunning()) {
             try {
                 if (connection == null) {
@@ -69,13 +76,18 @@ final class StreamReader {
                 if (!connection.isOpen()) {
                     throw new IllegalStateException("not connected");
                 }
-                backplane.readerConnected(index, true);
+                if (!failed) {
+                    backplane.readerConnected(index, true);
+                }
                 readOnce();
+                failed = false;
+                backplane.readerConnected(index, true);
                 backoff = FIRST_BACKOFF;
             } catch (RuntimeException failure) {
                 if (!backplane.isRunning()) {
                     break;
                 }
+                failed = true;
                 backplane.readerConnected(index, false);
                 LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
                 LockSupport.parkNanos(this, backoff.toNanos());
@@ -112,7 +124,7 @@ final class StreamReader {
             offsets[slot] = XReadArgs.StreamOffset.from(shards.key(mine[slot]), lastIds[slot]);
         }
         XReadArgs args = XReadArgs.Builder.block(config.readBlock()).count(config.readBatch());
-        List<StreamMessage<String, byte[]>> entries = connection.sync().xread(args, offsets);
+        List<StreamMessage<String, byte[]>> entries = await(connection.async().xread(args, offsets));
         if (entries == null) {
             return;
         }
@@ -123,6 +135,26 @@ final class StreamReader {
             }
             deliver(entry);
             lastIds[slotOf[shard]] = entry.getId();
+        }
+    }
+
+    /**
+     * Waits for a read for up to the read block plus the operation timeout; a read that did not answer by then is
+     * cancelled, so that one still queued on a connection that is down (a cluster connection queues while a master is
+     * away) is not sent after the reconnect, where it would hold the connection for nothing.
+     */
+    private <T> T await(RedisFuture<T> read) {
+        try {
+            return read.get(config.readBlock().plus(config.operationTimeout()).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException late) {
+            read.cancel(false);
+            throw new IllegalStateException("no answer to XREAD", late);
+        } catch (ExecutionException failed) {
+            throw new IllegalStateException("XREAD failed: " + failed.getCause(), failed.getCause());
+        } catch (InterruptedException interrupted) {
+            read.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", interrupted);
         }
     }
 

@@ -68,28 +68,11 @@ public final class RedisClusterProcess implements AutoCloseable {
     private void launch() throws Exception {
         for (int master = 0; master < MASTERS; master++) {
             int port = freePortWithFreeBus();
-            Path dir = Files.createDirectories(directory.resolve("node-" + port));
-            ProcessBuilder builder = new ProcessBuilder("/usr/bin/redis-server", "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1", "--dir", dir.toString(), "--cluster-enabled", "yes",
-                    "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
-                    "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
-                    "--logfile", "");
-            builder.redirectErrorStream(true);
-            builder.redirectOutput(dir.resolve("redis.log").toFile());
             ports.add(port);
-            processes.add(builder.start());
+            processes.add(startNode(port));
         }
         for (int master = 0; master < MASTERS; master++) {
-            int port = ports.get(master);
-            Process process = processes.get(master);
-            await("redis-server on port " + port + " answers PING").atMost(STARTUP).pollInterval(Duration.ofMillis(50))
-                    .until(() -> {
-                        if (!process.isAlive()) {
-                            throw new IllegalStateException("redis-server on port " + port + " exited with "
-                                    + process.exitValue());
-                        }
-                        return cli(port, "PING").contains("PONG");
-                    });
+            awaitPing(ports.get(master), processes.get(master));
         }
         List<String> create = new ArrayList<>(List.of("/usr/bin/redis-cli", "--cluster", "create"));
         ports.forEach(port -> create.add("127.0.0.1:" + port));
@@ -98,6 +81,11 @@ public final class RedisClusterProcess implements AutoCloseable {
         if (!created.contains("All 16384 slots covered")) {
             throw new IllegalStateException("redis-cli --cluster create failed: " + created);
         }
+        awaitClusterOk();
+    }
+
+    /** Waits (bounded) until every node reports {@code cluster_state:ok} and knows all the masters. */
+    public void awaitClusterOk() {
         for (int port : ports) {
             await("cluster_state:ok on port " + port).atMost(STARTUP).pollInterval(Duration.ofMillis(100))
                     .until(() -> {
@@ -105,6 +93,50 @@ public final class RedisClusterProcess implements AutoCloseable {
                         return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + MASTERS);
                     });
         }
+    }
+
+    private Process startNode(int port) throws IOException {
+        Path dir = Files.createDirectories(directory.resolve("node-" + port));
+        // The same directory on a restart: nodes.conf keeps the node's identity and slots, the AOF its data.
+        ProcessBuilder builder = new ProcessBuilder("/usr/bin/redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--dir", dir.toString(), "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
+                "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
+                "--logfile", "");
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()));
+        return builder.start();
+    }
+
+    private static void awaitPing(int port, Process process) {
+        await("redis-server on port " + port + " answers PING").atMost(STARTUP).pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("redis-server on port " + port + " exited with "
+                                + process.exitValue());
+                    }
+                    return cli(port, "PING").contains("PONG");
+                });
+    }
+
+    /** {@code kill -9} of the master on that port: only what its append-only file holds survives. */
+    public void kill(int port) throws InterruptedException {
+        Process process = processes.get(ports.indexOf(port));
+        process.destroyForcibly();
+        if (!process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("redis-server on port " + port + " did not exit");
+        }
+    }
+
+    /** Starts the master on that port again, same directory, after {@link #kill}; waits for its PING. */
+    public void restart(int port) throws IOException {
+        int index = ports.indexOf(port);
+        if (processes.get(index).isAlive()) {
+            throw new IllegalStateException("still running: port " + port);
+        }
+        Process process = startNode(port);
+        processes.set(index, process);
+        awaitPing(port, process);
     }
 
     /** @return a free port p on 127.0.0.1 whose cluster bus port p + 10000 is free too (and below 65536) */
