@@ -476,7 +476,8 @@ public final class StandaloneServer implements AutoCloseable {
                 config = RedisBackplaneConfig.fromMap(all);
             } catch (InvalidConfigurationException bad) {
                 if (RedisBackplaneConfig.URI.key().equals(bad.key())) {
-                    throw new IllegalArgumentException("--backplane " + uri + ": expected redis://HOST:PORT", bad);
+                    throw new IllegalArgumentException("--backplane " + uri + ": expected redis://HOST:PORT or "
+                            + "redis-cluster://HOST:PORT,HOST:PORT,...", bad);
                 }
                 throw bad;
             }
