@@ -74,6 +74,9 @@ public final class LoadMain {
             err.println("bayeux load: " + descriptors);
             return FAILED;
         }
+        if (options.outage != null) {
+            return outage(options, out, err);
+        }
         LoadResult result;
         try (ClientFactory factory = factory(options)) {
             result = new LoadRun(options, factory, err).run();
@@ -94,6 +97,33 @@ public final class LoadMain {
             return FAILED;
         }
         return result.complete() ? COMPLETE : INCOMPLETE;
+    }
+
+    /** {@code --outage}: the recovery run, its result.json and summary; complete means 100 % recovered, in order. */
+    private static int outage(LoadOptions options, PrintStream out, PrintStream err) {
+        Map<String, Object> result;
+        try {
+            result = new OutageRun(options, err).run();
+        } catch (LoadRun.LoadFailure failure) {
+            err.println("bayeux load: " + failure.getMessage());
+            return FAILED;
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            err.println("bayeux load: interrupted");
+            return FAILED;
+        }
+        try {
+            Files.createDirectories(options.output);
+            Path file = options.output.resolve("result.json");
+            Files.writeString(file, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(result), StandardCharsets.UTF_8);
+            out.println(OutageRun.summary(result));
+            out.println("Result: " + file);
+        } catch (IOException failure) {
+            err.println("bayeux load: cannot write the result to " + options.output + ": " + failure.getMessage());
+            return FAILED;
+        }
+        return Boolean.TRUE.equals(result.get("complete")) ? COMPLETE : INCOMPLETE;
     }
 
     /** @return the factory of the clients {@code --client} asks for */

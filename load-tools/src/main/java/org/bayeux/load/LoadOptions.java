@@ -172,6 +172,21 @@ public final class LoadOptions {
             + "server's heap after a full GC, per client (needs a load server).")
     boolean idle;
 
+    @Option(names = "--outage", paramLabel = "D", converter = DurationConverter.class,
+            description = "Recovery mode (--client ours only): the --clients subscribers reach their nodes through "
+                    + "a TCP proxy of this tool's; --publishers extra clients connect directly and publish at --rate "
+                    + "through --warm-up, then the outage, then --duration; at the end of the warm-up every "
+                    + "subscriber's connection is reset and new ones refused for D; the report gives, per "
+                    + "subscriber, the messages missed when it reconnected, how many were recovered, in order, "
+                    + "duplicates, the 'recovered' flags, and the recovery time from its reconnection to the last "
+                    + "missed message (result.json only, no report.html).")
+    Duration outage;
+
+    @Option(names = "--max-backoff", paramLabel = "D", converter = DurationConverter.class,
+            description = "With --outage: the longest wait of a subscriber between two attempts to reconnect (our "
+                    + "client's back-off starts at 500ms and doubles up to this; default: the client's, 30s).")
+    Duration maxBackoff;
+
     @Option(names = "--source-addresses", paramLabel = "N", description = "Spread the clients' connections over "
             + "127.0.0.1 .. 127.0.0.N, each with its own ephemeral ports (loopback URLs only) "
             + "(default: ${DEFAULT-VALUE}).")
@@ -214,7 +229,8 @@ public final class LoadOptions {
             positive(problems, "--rate", rate);
             positive(problems, "--batch", batch);
             positive(problems, "--publishers", publishers);
-            if (publishers > clients) {
+            // With --outage the publishers are extra clients; otherwise they are among the clients.
+            if (outage == null && publishers > clients) {
                 problems.add("--publishers (" + publishers + ") cannot exceed --clients (" + clients + ")");
             }
         }
@@ -237,6 +253,26 @@ public final class LoadOptions {
         notNegative(problems, "--drain", drain);
         if (maxPending < 1) {
             problems.add("--max-pending must be positive, got " + maxPending);
+        }
+        if (outage != null) {
+            if (outage.isNegative() || outage.isZero()) {
+                problems.add("--outage must be positive, got " + outage);
+            }
+            if (client != ClientKind.OURS) {
+                problems.add("--outage needs --client ours (the recovery extension is ours), got " + client);
+            }
+            if (idle) {
+                problems.add("--outage and --idle: give one or the other");
+            }
+            if (maxBackoff != null && maxBackoff.compareTo(Duration.ofMillis(500)) < 0) {
+                problems.add("--max-backoff must be at least 500ms (the client's first back-off), got " + maxBackoff);
+            }
+            if (sourceAddresses > 1) {
+                problems.add("--outage: --source-addresses is not supported (the clients reach the tool's proxy)");
+            }
+        }
+        if (outage == null && maxBackoff != null) {
+            problems.add("--max-backoff is for --outage runs");
         }
         if (duration.isNegative() || duration.isZero()) {
             problems.add("--duration must be positive, got " + duration);

@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * The two scripts that keep each channel's position and history, and run them: one per publish, one per recovery.
@@ -114,12 +113,12 @@ final class HistoryStore {
         return new String(epoch);
     }
 
-    static CompletableFuture<byte[]> publish(StatefulRedisConnection<String, byte[]> connection, String[] keys,
+    static CompletableFuture<byte[]> publish(RedisLink.Connection connection, String[] keys,
             byte[]... args) {
         return run(connection, PUBLISH, PUBLISH_SHA, ScriptOutputType.VALUE, keys, args);
     }
 
-    static CompletableFuture<Recovered> recover(StatefulRedisConnection<String, byte[]> connection, String[] keys,
+    static CompletableFuture<Recovered> recover(RedisLink.Connection connection, String[] keys,
             byte[]... args) {
         CompletableFuture<List<Object>> reply = run(connection, RECOVER, RECOVER_SHA, ScriptOutputType.MULTI, keys,
                 args);
@@ -144,7 +143,7 @@ final class HistoryStore {
      * Cancelling the returned future cancels the command in flight, so that one still queued in Lettuce is not sent
      * after a reconnect.
      */
-    private static <T> CompletableFuture<T> run(StatefulRedisConnection<String, byte[]> connection, String script,
+    private static <T> CompletableFuture<T> run(RedisLink.Connection connection, String script,
             String sha, ScriptOutputType type, String[] keys, byte[]... args) {
         CompletableFuture<T> result = new CompletableFuture<>();
         RedisFuture<T> first = connection.async().evalsha(sha, type, keys, args);

@@ -14,7 +14,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
@@ -149,7 +148,7 @@ final class Presence implements SubscriptionListener {
                 sessions.remove(session.getId());
                 return sessions.isEmpty() ? null : sessions;
             });
-            StatefulRedisConnection<String, byte[]> connection = backplane.connection();
+            RedisLink.Connection connection = backplane.connection();
             if (connection != null) {
                 run(connection, LEAVE, new String[] {shards.presenceKeyOf(name), shards.presenceExpiryKeyOf(name),
                     shards.keyOf(name)}, session.getId(), name, Integer.toString(config.streamMaxLength()));
@@ -158,7 +157,7 @@ final class Presence implements SubscriptionListener {
     }
 
     private void join(String channel, String session) {
-        StatefulRedisConnection<String, byte[]> connection = backplane.connection();
+        RedisLink.Connection connection = backplane.connection();
         if (connection != null) {
             run(connection, JOIN, new String[] {shards.presenceKeyOf(channel), shards.presenceExpiryKeyOf(channel),
                 shards.presenceChannelsKey(channel), shards.keyOf(channel)}, session, nodeId,
@@ -177,7 +176,7 @@ final class Presence implements SubscriptionListener {
                     }
                 }
             }));
-            StatefulRedisConnection<String, byte[]> connection = backplane.connection();
+            RedisLink.Connection connection = backplane.connection();
             if (connection == null) {
                 return;
             }
@@ -198,7 +197,7 @@ final class Presence implements SubscriptionListener {
 
     /** @return session id to node id, of the live entries of a channel */
     CompletableFuture<Map<String, String>> members(String channel) {
-        StatefulRedisConnection<String, byte[]> connection = backplane.connection();
+        RedisLink.Connection connection = backplane.connection();
         if (connection == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis"));
         }
@@ -230,7 +229,7 @@ final class Presence implements SubscriptionListener {
         return value instanceof byte[] ? new String((byte[]) value, StandardCharsets.UTF_8) : String.valueOf(value);
     }
 
-    private static void run(StatefulRedisConnection<String, byte[]> connection, String script, String[] keys,
+    private static void run(RedisLink.Connection connection, String script, String[] keys,
             String... args) {
         byte[][] values = new byte[args.length][];
         for (int i = 0; i < args.length; i++) {

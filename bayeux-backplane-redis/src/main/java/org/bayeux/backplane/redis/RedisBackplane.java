@@ -2,6 +2,7 @@ package org.bayeux.backplane.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,16 +18,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
@@ -53,14 +47,18 @@ import org.slf4j.LoggerFactory;
  * The price: a node reads messages of channels it has no subscriber for (the engine drops them at once); at tens of
  * nodes that read cost is what Redis Cluster's shards spread.</p>
  *
- * <p><b>Reading.</b> One reader thread per node (never an engine or Lettuce thread) reads every shard with a blocking
- * {@code XREAD} on its own connection, at most {@link RedisBackplaneConfig#READ_BATCH} entries per stream per read,
- * and hands each entry, in order, to {@link ClusterNode#deliver}. It starts after the last entry each stream holds
- * when the node starts, and remembers the last id it delivered of each stream: after a Redis disconnect it resumes
- * from there, so nothing stored while it was away is lost and nothing is delivered twice (as long as the stream still
- * holds that id: see {@link RedisBackplaneConfig#STREAM_MAX_LENGTH}).</p>
+ * <p><b>Reading.</b> On one Redis server, one reader thread per node (never an engine or Lettuce thread) reads
+ * every shard with a blocking {@code XREAD} on its own connection, at most {@link RedisBackplaneConfig#READ_BATCH}
+ * entries per stream per read, and hands each entry, in order, to {@link ClusterNode#deliver}. On a Redis Cluster
+ * ({@code redis-cluster://h:p,h:p,...}) a command may only touch keys of one slot, and each shard is a slot of its
+ * own: there a node runs one reader thread, with its own connection, per shard. Either way a reader starts after the
+ * last entry each of its streams holds when the node starts, and remembers the last id it delivered of each stream:
+ * after a Redis disconnect it resumes from there, so nothing stored while it was away is lost and nothing is
+ * delivered twice (as long as the stream still holds that id: see {@link RedisBackplaneConfig#STREAM_MAX_LENGTH}).
+ * A channel is in one stream, read by one reader: its order is kept.</p>
  *
- * <p><b>Redis away.</b> Commands are rejected at once while the connection is down, a publish fails after
+ * <p><b>Redis away.</b> Commands are rejected at once while the connection is down (on a Redis Cluster they wait
+ * for the master's connection instead, see {@code RedisLink}), a publish fails after
  * {@link RedisBackplaneConfig#OPERATION_TIMEOUT} at the latest, and at most
  * {@link RedisBackplaneConfig#MAX_PENDING_PUBLISHES} wait at once; a publish Redis did not store fails its stage with
  * a {@link ClusterUnavailableException}, so its publisher is answered {@code 503::backplane_unavailable}, while the
@@ -82,8 +80,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>Presence.</b> Who is subscribed to which plain channel, across nodes, with expiry when a node stops
  * refreshing ({@link #presence(String)}, {@link #addPresenceListener}; see {@code Presence}).</p>
  *
- * <p>Not built yet: Redis Cluster connections (the keys are ready for it), membership ({@code joined}/{@code left}
- * are not reported).</p>
+ * <p><b>Redis Cluster.</b> Every key carries its shard as a hash tag, so each publish, recovery and presence script
+ * touches one slot; the channels spread over the masters by shard. Lettuce routes each command to the master of its
+ * slot and follows redirects ({@code RedisLink}); what a failover does is in {@code docs/cluster.md}.</p>
+ *
+ * <p>Not built yet: membership ({@code joined}/{@code left} are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(RedisBackplane.class);
@@ -112,11 +113,15 @@ public final class RedisBackplane implements Cluster {
     private volatile Presence presence;
     private volatile ClusterNode node;
     private volatile boolean running;
-    private volatile ClientResources resources;
-    private volatile RedisClient client;
-    private volatile StatefulRedisConnection<String, byte[]> publishing;
-    private volatile Thread reader;
+    private volatile RedisLink link;
+    private volatile RedisLink.Connection publishing;
+    private volatile List<Thread> readers = List.of();
+    /** Per reader: whether it has positioned itself, and whether it is connected now. */
+    private volatile boolean[] readersPositioned = new boolean[0];
+    private volatile boolean[] readersConnected = new boolean[0];
     private volatile boolean readerConnected;
+    /** True while a reader opens the publishing connection. Guarded by this. */
+    private boolean connectingPublisher;
 
     /** @param config where Redis is, and the bounds */
     public RedisBackplane(RedisBackplaneConfig config) {
@@ -141,7 +146,7 @@ public final class RedisBackplane implements Cluster {
      *         readiness); false before the first connection and while Redis is away
      */
     public boolean isConnected() {
-        StatefulRedisConnection<String, byte[]> connection = publishing;
+        RedisLink.Connection connection = publishing;
         return readerConnected && connection != null && connection.isOpen();
     }
 
@@ -158,15 +163,7 @@ public final class RedisBackplane implements Cluster {
         }
         this.node = Objects.requireNonNull(node, "node");
         running = true;
-        resources = ClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), MAX_BACKOFF, 2, TimeUnit.MILLISECONDS))
-                .build();
-        client = RedisClient.create(resources, RedisURI.create(config.uri()));
-        client.setOptions(ClientOptions.builder().autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(config.maxPendingPublishes())
-                .socketOptions(SocketOptions.builder().connectTimeout(config.operationTimeout()).build())
-                .build());
+        link = RedisLink.create(config, MAX_BACKOFF);
         recoveries = Executors.newFixedThreadPool(RECOVERY_THREADS, runnable -> {
             Thread thread = new Thread(runnable, "redis-backplane-recovery");
             thread.setDaemon(true);
@@ -187,22 +184,63 @@ public final class RedisBackplane implements Cluster {
         presence = tracker;
         node.server().addSubscriptionListener(tracker);
         tracker.start();
-        StreamReader loop = new StreamReader(this, client, shards, config, node);
-        Thread thread = new Thread(loop::run, "redis-backplane-reader");
-        thread.setDaemon(true);
-        reader = thread;
-        thread.start();
+        // One Redis server: one reader, one XREAD over every shard stream. A Redis Cluster refuses a command whose
+        // keys are in different slots (CROSSSLOT), and each shard is a slot of its own: one reader per shard there.
+        List<int[]> groups = new ArrayList<>();
+        if (link.cluster()) {
+            for (int shard = 0; shard < shards.count(); shard++) {
+                groups.add(new int[] {shard});
+            }
+        } else {
+            int[] all = new int[shards.count()];
+            for (int shard = 0; shard < all.length; shard++) {
+                all[shard] = shard;
+            }
+            groups.add(all);
+        }
+        readersPositioned = new boolean[groups.size()];
+        readersConnected = new boolean[groups.size()];
+        List<Thread> threads = new ArrayList<>();
+        for (int index = 0; index < groups.size(); index++) {
+            StreamReader loop = new StreamReader(this, index, link, shards, groups.get(index), config, node);
+            Thread thread = new Thread(loop::run, groups.size() == 1 ? "redis-backplane-reader"
+                    : "redis-backplane-reader-" + index);
+            thread.setDaemon(true);
+            threads.add(thread);
+        }
+        readers = List.copyOf(threads);
+        threads.forEach(Thread::start);
     }
 
     /**
      * Called by the reader once it knows where each stream starts: only then may this node publish, so that nothing
      * it stores can be missed by its own reader.
      */
-    void readerPositioned() {
+    void readerPositioned(int reader) {
         if (!running || publishing != null) {
             return;
         }
-        StatefulRedisConnection<String, byte[]> connection = client.connect(CODEC);
+        synchronized (this) {
+            readersPositioned[reader] = true;
+            for (boolean positioned : readersPositioned) {
+                if (!positioned) {
+                    return;
+                }
+            }
+            // With one reader per shard, the last to position itself connects; the others go on reading.
+            if (connectingPublisher) {
+                return;
+            }
+            connectingPublisher = true;
+        }
+        RedisLink.Connection connection;
+        try {
+            connection = link.connect();
+        } finally {
+            synchronized (this) {
+                connectingPublisher = false;
+            }
+        }
         synchronized (this) {
             if (running && publishing == null) {
                 publishing = connection;
@@ -213,7 +251,18 @@ public final class RedisBackplane implements Cluster {
         connection.closeAsync();
     }
 
-    void readerConnected(boolean connected) {
+    /** Called by each reader when it connects or loses Redis: the backplane is connected while all readers are. */
+    synchronized void readerConnected(int reader, boolean connected) {
+        boolean[] states = readersConnected;
+        if (reader >= states.length) {
+            return;
+        }
+        states[reader] = connected;
+        if (connected) {
+            for (boolean state : states) {
+                connected &= state;
+            }
+        }
         if (readerConnected != connected) {
             readerConnected = connected;
             if (connected) {
@@ -225,8 +274,8 @@ public final class RedisBackplane implements Cluster {
     }
 
     /** @return the connection publishes and presence use, or null while there is none */
-    StatefulRedisConnection<String, byte[]> connection() {
-        StatefulRedisConnection<String, byte[]> connection = publishing;
+    RedisLink.Connection connection() {
+        RedisLink.Connection connection = publishing;
         return connection != null && connection.isOpen() ? connection : null;
     }
 
@@ -289,28 +338,31 @@ public final class RedisBackplane implements Cluster {
 
     @Override
     public void stop() {
-        Thread thread;
+        List<Thread> threads;
         synchronized (this) {
             if (!running) {
                 return;
             }
             running = false;
-            thread = reader;
+            threads = readers;
             publishing = null;
-            reader = null;
+            readers = List.of();
         }
-        if (thread != null) {
+        for (Thread thread : threads) {
             thread.interrupt();
             LockSupport.unpark(thread);
+        }
+        long deadline = System.nanoTime() + config.readBlock().plus(config.operationTimeout()).plusSeconds(1).toNanos();
+        for (Thread thread : threads) {
             try {
-                thread.join(config.readBlock().plus(config.operationTimeout()).plusSeconds(1).toMillis());
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
+                break;
             }
         }
-        // Closes every connection of the client: the publishing one and the reader's.
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        // Closes every connection of the link: the publishing one and the readers'.
+        link.shutdown();
         readerConnected = false;
         RecoveryExtension installed = recovery;
         if (installed != null) {
@@ -333,7 +385,7 @@ public final class RedisBackplane implements Cluster {
 
     @Override
     public CompletionStage<Boolean> publish(ClusterMessage message) {
-        StatefulRedisConnection<String, byte[]> connection = publishing;
+        RedisLink.Connection connection = publishing;
         if (connection == null || !connection.isOpen()) {
             return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
         }
@@ -376,7 +428,7 @@ public final class RedisBackplane implements Cluster {
      * its shard's fan-out stream; with an idempotency key, only if the key is not remembered yet, and remembers it for
      * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
      */
-    private CompletableFuture<?> append(StatefulRedisConnection<String, byte[]> connection, ClusterMessage message) {
+    private CompletableFuture<?> append(RedisLink.Connection connection, ClusterMessage message) {
         String channel = message.channel();
         String idempotencyKey = idempotencyKeyOf(message);
         String[] keys = idempotencyKey == null
@@ -399,7 +451,7 @@ public final class RedisBackplane implements Cluster {
      * @return what Redis has; failed with a {@link ClusterUnavailableException} if Redis is away
      */
     CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch) {
-        StatefulRedisConnection<String, byte[]> connection = publishing;
+        RedisLink.Connection connection = publishing;
         if (connection == null || !connection.isOpen()) {
             return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
         }
@@ -448,8 +500,8 @@ public final class RedisBackplane implements Cluster {
 
     /** @return the URI without a password, for logs */
     private String redactedUri() {
-        RedisURI uri = RedisURI.create(config.uri());
-        return uri.getHost() + ":" + uri.getPort();
+        RedisLink current = link;
+        return current == null ? "Redis" : current.description();
     }
 
     /** Builds a backplane for embedding: {@code RedisBackplane.builder().uri("redis://h:6379").build()}. */

@@ -2,7 +2,6 @@ package org.bayeux.backplane.redis;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import org.bayeux.server.config.ConfigOption;
@@ -18,8 +17,10 @@ import org.bayeux.server.config.TypedConfig;
 public final class RedisBackplaneConfig extends TypedConfig {
     /** Where Redis is. */
     public static final ConfigOption<String> URI = ConfigOption.text("redisUri", "redis://127.0.0.1:6379",
-            RedisBackplaneConfig::isRedisUri, "a redis:// or rediss:// URI",
-            "The Redis server the backplane stores and reads messages on.");
+            RedisLink::isValidUri,
+            "redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://HOST:PORT,HOST:PORT,...",
+            "The Redis server the backplane stores and reads messages on, or the seed nodes of a Redis Cluster "
+                    + "(redis-cluster://HOST:PORT,HOST:PORT,...; see docs/cluster.md).");
     /** The key prefix, so that several applications can share one Redis. */
     public static final ConfigOption<String> KEY_PREFIX = ConfigOption.text("keyPrefix", "bayeux",
             prefix -> !prefix.isEmpty() && prefix.chars().noneMatch(c -> c == '{' || c == '}' || c <= ' '),
@@ -109,12 +110,6 @@ public final class RedisBackplaneConfig extends TypedConfig {
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
-    }
-
-    private static boolean isRedisUri(String text) {
-        String lower = text.toLowerCase(Locale.ROOT);
-        return (lower.startsWith("redis://") && lower.length() > "redis://".length())
-                || (lower.startsWith("rediss://") && lower.length() > "rediss://".length());
     }
 
     /** @return a configuration with every default */

@@ -2,23 +2,27 @@ package org.bayeux.backplane.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
-import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import org.bayeux.server.cluster.ClusterNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The loop of a node's reader thread: positions itself after the last entry of each shard stream, then reads every
- * stream from the last id it delivered, in bounded batches, and hands each entry in order to the node. A failure
+ * The loop of one of a node's reader threads: positions itself after the last entry of each of its shard streams
+ * (all of them on one Redis server; one on a Redis Cluster, where one command may only touch one slot), then reads
+ * its streams from the last id it delivered, in bounded batches, and hands each entry in order to the node. A failure
  * (Redis away) waits with a back-off and tries again from the same ids, so a disconnect loses and repeats nothing.
  */
 final class StreamReader {
@@ -26,26 +30,40 @@ final class StreamReader {
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(20);
 
     private final RedisBackplane backplane;
-    private final RedisClient client;
+    private final int index;
+    private final RedisLink link;
     private final StreamShards shards;
+    /** The shards this reader reads, and where each of them is among {@link #lastIds}. */
+    private final int[] mine;
+    private final int[] slotOf;
     private final RedisBackplaneConfig config;
     private final ClusterNode node;
-    /** The last id delivered of each shard stream; null until positioned. Read and written by the reader only. */
+    /** The last id delivered of each of its shard streams; null until positioned. Used by this reader only. */
     private final String[] lastIds;
-    private StatefulRedisConnection<String, byte[]> connection;
+    private RedisLink.Connection connection;
 
-    StreamReader(RedisBackplane backplane, RedisClient client, StreamShards shards, RedisBackplaneConfig config,
-            ClusterNode node) {
+    StreamReader(RedisBackplane backplane, int index, RedisLink link, StreamShards shards, int[] mine,
+            RedisBackplaneConfig config, ClusterNode node) {
         this.backplane = backplane;
-        this.client = client;
+        this.index = index;
+        this.link = link;
         this.shards = shards;
+        this.mine = mine.clone();
+        this.slotOf = new int[shards.count()];
+        Arrays.fill(slotOf, -1);
+        for (int slot = 0; slot < mine.length; slot++) {
+            slotOf[mine[slot]] = slot;
+        }
         this.config = config;
         this.node = node;
-        this.lastIds = new String[shards.count()];
+        this.lastIds = new String[mine.length];
     }
 
     void run() {
         Duration backoff = FIRST_BACKOFF;
+        // After a failure, connected again only once a read succeeded: a cluster connection stays open (its link to
+        // another master is up) while the master of this reader's shard is down.
+        boolean failed = false;
         while (backplane.isRunning()) {
             try {
                 if (connection == null) {
@@ -54,18 +72,23 @@ final class StreamReader {
                 if (lastIds[0] == null) {
                     position();
                 }
-                backplane.readerPositioned();
+                backplane.readerPositioned(index);
                 if (!connection.isOpen()) {
                     throw new IllegalStateException("not connected");
                 }
-                backplane.readerConnected(true);
+                if (!failed) {
+                    backplane.readerConnected(index, true);
+                }
                 readOnce();
+                failed = false;
+                backplane.readerConnected(index, true);
                 backoff = FIRST_BACKOFF;
             } catch (RuntimeException failure) {
                 if (!backplane.isRunning()) {
                     break;
                 }
-                backplane.readerConnected(false);
+                failed = true;
+                backplane.readerConnected(index, false);
                 LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
                 LockSupport.parkNanos(this, backoff.toNanos());
                 backoff = backoff.multipliedBy(2).compareTo(RedisBackplane.maxBackoff()) > 0
@@ -76,7 +99,7 @@ final class StreamReader {
     }
 
     private void connect() {
-        StatefulRedisConnection<String, byte[]> connected = client.connect(RedisBackplane.codec());
+        RedisLink.Connection connected = link.connect();
         // A blocking read waits up to readBlock, and Redis then has the operation timeout to answer.
         connected.setTimeout(config.readBlock().plus(config.operationTimeout()));
         connection = connected;
@@ -84,12 +107,12 @@ final class StreamReader {
 
     /** Starts each stream after the last entry it holds now: this node delivers what is published from now on. */
     private void position() {
-        RedisCommands<String, byte[]> commands = connection.sync();
+        RedisClusterCommands<String, byte[]> commands = connection.sync();
         String[] positions = new String[lastIds.length];
-        for (int shard = 0; shard < positions.length; shard++) {
-            List<StreamMessage<String, byte[]>> last = commands.xrevrange(shards.key(shard), Range.unbounded(),
+        for (int slot = 0; slot < positions.length; slot++) {
+            List<StreamMessage<String, byte[]>> last = commands.xrevrange(shards.key(mine[slot]), Range.unbounded(),
                     Limit.from(1));
-            positions[shard] = last.isEmpty() ? "0-0" : last.get(0).getId();
+            positions[slot] = last.isEmpty() ? "0-0" : last.get(0).getId();
         }
         System.arraycopy(positions, 0, lastIds, 0, positions.length);
     }
@@ -97,21 +120,41 @@ final class StreamReader {
     @SuppressWarnings("unchecked")
     private void readOnce() {
         XReadArgs.StreamOffset<String>[] offsets = new XReadArgs.StreamOffset[lastIds.length];
-        for (int shard = 0; shard < lastIds.length; shard++) {
-            offsets[shard] = XReadArgs.StreamOffset.from(shards.key(shard), lastIds[shard]);
+        for (int slot = 0; slot < lastIds.length; slot++) {
+            offsets[slot] = XReadArgs.StreamOffset.from(shards.key(mine[slot]), lastIds[slot]);
         }
         XReadArgs args = XReadArgs.Builder.block(config.readBlock()).count(config.readBatch());
-        List<StreamMessage<String, byte[]>> entries = connection.sync().xread(args, offsets);
+        List<StreamMessage<String, byte[]>> entries = await(connection.async().xread(args, offsets));
         if (entries == null) {
             return;
         }
         for (StreamMessage<String, byte[]> entry : entries) {
             int shard = shards.indexOf(entry.getStream());
-            if (shard < 0) {
+            if (shard < 0 || slotOf[shard] < 0) {
                 continue;
             }
             deliver(entry);
-            lastIds[shard] = entry.getId();
+            lastIds[slotOf[shard]] = entry.getId();
+        }
+    }
+
+    /**
+     * Waits for a read for up to the read block plus the operation timeout; a read that did not answer by then is
+     * cancelled, so that one still queued on a connection that is down (a cluster connection queues while a master is
+     * away) is not sent after the reconnect, where it would hold the connection for nothing.
+     */
+    private <T> T await(RedisFuture<T> read) {
+        try {
+            return read.get(config.readBlock().plus(config.operationTimeout()).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException late) {
+            read.cancel(false);
+            throw new IllegalStateException("no answer to XREAD", late);
+        } catch (ExecutionException failed) {
+            throw new IllegalStateException("XREAD failed: " + failed.getCause(), failed.getCause());
+        } catch (InterruptedException interrupted) {
+            read.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", interrupted);
         }
     }
 

@@ -43,6 +43,24 @@ class RedisBackplaneConfigTest {
     }
 
     @Test
+    void redisClusterUrisAreValidatedNamingTheKeyAndTheValue() {
+        RedisBackplaneConfig config = RedisBackplaneConfig.fromMap(
+                Map.of("redisUri", "redis-cluster://127.0.0.1:7000,127.0.0.1:7001,localhost:7002"));
+        assertThat(RedisLink.isCluster(config.uri())).isTrue();
+        assertThat(RedisLink.clusterSeeds(config.uri())).extracting(uri -> uri.getHost() + ":" + uri.getPort())
+                .containsExactly("127.0.0.1:7000", "127.0.0.1:7001", "localhost:7002");
+        assertThat(RedisLink.isCluster("redis://127.0.0.1:7000")).isFalse();
+        for (String bad : new String[] {"redis-cluster://", "redis-cluster://127.0.0.1", "redis-cluster://h:0",
+            "redis-cluster://h:70000", "redis-cluster://h:1,,h:2", "redis-cluster://h:x", "redis-cluster://:7000",
+            "redis-cluster://h:7000/0"}) {
+            assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("redisUri", bad))).as(bad)
+                    .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("redisUri=" + bad)
+                    .hasMessageContaining("redis-cluster://HOST:PORT,HOST:PORT");
+        }
+        assertThatThrownBy(() -> RedisLink.clusterSeeds("redis-cluster://h:1,nope")).hasMessageContaining("'nope'");
+    }
+
+    @Test
     void documentationTableMatchesTheCode() throws Exception {
         String begin = "<!-- BEGIN GENERATED: backplane options -->";
         String end = "<!-- END GENERATED: backplane options -->";

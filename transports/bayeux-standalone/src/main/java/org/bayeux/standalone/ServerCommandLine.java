@@ -53,7 +53,8 @@ final class ServerCommandLine {
     List<String> extensions = new ArrayList<>();
 
     @Option(names = "--backplane", paramLabel = "URI",
-            description = "Join the other nodes that name the same Redis (redis://HOST:PORT): publishes are stored "
+            description = "Join the other nodes that name the same Redis (redis://HOST:PORT, or a Redis Cluster: "
+                    + "redis-cluster://HOST:PORT,HOST:PORT,...): publishes are stored "
                     + "there and delivered on every node; its options (docs/cluster.md) go with --set.")
     String backplane;
 

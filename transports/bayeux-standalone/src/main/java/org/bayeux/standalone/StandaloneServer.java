@@ -16,6 +16,7 @@ import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
+import org.bayeux.standalone.demo.BackplaneChat;
 import org.bayeux.standalone.demo.ChatService;
 import org.bayeux.standalone.demo.SetiChat;
 import org.bayeux.server.ext.TimesyncExtension;
@@ -50,6 +51,8 @@ public final class StandaloneServer implements AutoCloseable {
     private final RedisBackplane backplane;
     private final Oort oort;
     private final ChatService chat;
+    /** The demo's chat on the backplane, or null. */
+    private final BackplaneChat backplaneChat;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
     private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
@@ -114,9 +117,11 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             oort = null;
         }
-        // Clustered, the demo's member lists and private messages span the nodes through Seti.
-        chat = !options.demo ? null : oort == null ? new ChatService(engine)
-                : new ChatService(engine, new SetiChat(new Seti(oort)));
+        // Clustered, the demo's member lists and private messages span the nodes: through Seti on Oort, through
+        // rosters on the backplane's fan-out.
+        backplaneChat = options.demo && backplane != null ? new BackplaneChat(engine) : null;
+        chat = !options.demo ? null : oort != null ? new ChatService(engine, new SetiChat(new Seti(oort)))
+                : backplaneChat != null ? new ChatService(engine, backplaneChat) : new ChatService(engine);
         if (options.maxConnections > 0) {
             connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
                 @Override
@@ -229,6 +234,11 @@ public final class StandaloneServer implements AutoCloseable {
         return chat;
     }
 
+    /** @return the demo chat's part on the backplane (rosters, private messages), or null without both */
+    public BackplaneChat getBackplaneChat() {
+        return backplaneChat;
+    }
+
     /** @return the Redis backplane this node joined with {@code --backplane}, or null for a single node */
     public RedisBackplane getBackplane() {
         return backplane;
@@ -251,6 +261,10 @@ public final class StandaloneServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (backplaneChat != null) {
+            // First, while the backplane still runs: the other nodes drop this node's chat members now.
+            backplaneChat.close();
+        }
         try {
             jetty.stop();
         } catch (Exception failure) {
@@ -464,7 +478,8 @@ public final class StandaloneServer implements AutoCloseable {
                 config = RedisBackplaneConfig.fromMap(all);
             } catch (InvalidConfigurationException bad) {
                 if (RedisBackplaneConfig.URI.key().equals(bad.key())) {
-                    throw new IllegalArgumentException("--backplane " + uri + ": expected redis://HOST:PORT", bad);
+                    throw new IllegalArgumentException("--backplane " + uri + ": expected redis://HOST:PORT or "
+                            + "redis-cluster://HOST:PORT,HOST:PORT,...", bad);
                 }
                 throw bad;
             }

@@ -29,6 +29,8 @@ class StandaloneBackplaneTest {
         assertThat(options.backplaneConfig.streamMaxLength()).isEqualTo(5000);
         assertThat(options.engineConfig.timeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(StandaloneServer.Options.parse().backplaneConfig).as("a single node by default").isNull();
+        assertThat(StandaloneServer.Options.parse("--backplane", "redis-cluster://127.0.0.1:7001,127.0.0.1:7002")
+                .backplaneConfig.uri()).as("a Redis Cluster").isEqualTo("redis-cluster://127.0.0.1:7001,127.0.0.1:7002");
     }
 
     @Test
@@ -36,6 +38,10 @@ class StandaloneBackplaneTest {
         assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "http://127.0.0.1:7001"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--backplane http://127.0.0.1:7001: expected redis://HOST:PORT");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis-cluster://127.0.0.1:7001,oops"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(
+                        "--backplane redis-cluster://127.0.0.1:7001,oops: expected redis://HOST:PORT or "
+                                + "redis-cluster://HOST:PORT,HOST:PORT,...");
         assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "shards=4"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--set shards: a backplane option");
         assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",

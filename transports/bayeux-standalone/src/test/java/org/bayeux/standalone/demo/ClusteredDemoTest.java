@@ -1,23 +1,12 @@
 package org.bayeux.standalone.demo;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-import org.bayeux.api.Message;
-import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
-import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,47 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * each other privately.
  */
 class ClusteredDemoTest {
-    private static final Duration WAIT = Duration.ofSeconds(20);
-
     @TempDir
     Path dir;
-
-    /** One chat client: its room messages, its newest member list (by version), its private messages. */
-    private static final class Chatter implements AutoCloseable {
-        final BayeuxClient client;
-        final BlockingQueue<Map<String, Object>> said = new LinkedBlockingQueue<>();
-        final BlockingQueue<Map<String, Object>> privately = new LinkedBlockingQueue<>();
-        final AtomicReference<Map<String, Object>> members = new AtomicReference<>(Map.of("version", -1L));
-
-        Chatter(StandaloneServer node, String name, String transport) throws Exception {
-            client = new BayeuxClient(BayeuxClientConfig.builder("http://127.0.0.1:" + node.getPort() + "/bayeux")
-                    .transports(transport).build());
-            Message shaken = client.handshakeAsync(Map.of("ext", Map.of("chat", Map.of("name", name))))
-                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            assertThat(shaken.isSuccessful()).isTrue();
-            client.getChannel("/chat/private").addListener((channel, message) -> privately.add(message.getDataAsMap()));
-            Message subscribed = client.getChannel("/chat/room/lobby").subscribeAsync((channel, message) -> {
-                Map<String, Object> data = message.getDataAsMap();
-                if ("members".equals(data.get("type"))) {
-                    // As the page does: keep the list of the highest version.
-                    members.accumulateAndGet(data, (old, fresh) -> ((Number) fresh.get("version")).longValue()
-                            > ((Number) old.get("version")).longValue() ? fresh : old);
-                } else {
-                    said.add(data);
-                }
-            }).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            assertThat(subscribed.isSuccessful()).isTrue();
-        }
-
-        Object memberList() {
-            return members.get().get("members");
-        }
-
-        @Override
-        public void close() {
-            client.close();
-        }
-    }
 
     private StandaloneServer node(Path secret, String seed) throws Exception {
         List<String> args = new ArrayList<>(List.of("--demo", "--oort-url", "http://127.0.0.1:0/bayeux",
@@ -86,43 +36,9 @@ class ClusteredDemoTest {
         Path secret = dir.resolve("secret");
         Files.writeString(secret, "0123456789abcdef0123456789abcdef0123456789abcdef");
         try (StandaloneServer a = node(secret, null); StandaloneServer b = node(secret, a.getOort().config().url())) {
-            await("both nodes joined").atMost(WAIT)
+            await("both nodes joined").atMost(DemoChatter.WAIT)
                     .until(() -> a.getOort().members().size() == 1 && b.getOort().members().size() == 1);
-            try (Chatter ann = new Chatter(a, "Ann", ClientTransport.WEBSOCKET);
-                    Chatter bob = new Chatter(b, "Bob", ClientTransport.LONG_POLLING)) {
-                await("one member list on both nodes").atMost(WAIT).untilAsserted(() -> {
-                    assertThat(ann.memberList()).isEqualTo(List.of("Ann", "Bob"));
-                    assertThat(bob.memberList()).isEqualTo(List.of("Ann", "Bob"));
-                });
-                assertThat(a.getChat().members("lobby")).containsExactly("Ann", "Bob");
-                assertThat(b.getChat().members("lobby")).containsExactly("Ann", "Bob");
-                Message answer = bob.client.remoteCallAsync("/service/chat/members", Map.of("room", "lobby"), WAIT)
-                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                assertThat(answer.getDataAsMap()).containsEntry("members", List.of("Ann", "Bob"));
-
-                assertThat(ann.client.getChannel("/chat/room/lobby").publishAsync(Map.of("text", "hi Bob"))
-                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
-                assertThat(bob.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("type", "message")
-                        .containsEntry("from", "Ann").containsEntry("text", "hi Bob");
-                assertThat(ann.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Ann");
-                assertThat(bob.client.getChannel("/chat/room/lobby").publishAsync(Map.of("text", "hi Ann"))
-                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
-                assertThat(ann.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Bob")
-                        .containsEntry("text", "hi Ann");
-                assertThat(bob.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Bob");
-
-                Message sent = ann.client.remoteCallAsync("/service/chat/private", Map.of("to", "Bob", "text",
-                        "psst"), WAIT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                assertThat(((Number) sent.getDataAsMap().get("delivered")).intValue()).isEqualTo(1);
-                assertThat(bob.privately.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-                        .containsEntry("type", "private").containsEntry("from", "Ann").containsEntry("text", "psst");
-
-                assertThat(bob.client.disconnectAsync().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
-                await("Bob left the list on Ann's node").atMost(WAIT)
-                        .untilAsserted(() -> assertThat(ann.memberList()).isEqualTo(List.of("Ann")));
-                assertThat(ann.said).as("each message once").isEmpty();
-                assertThat(ann.privately).isEmpty();
-            }
+            DemoChatter.converse(a, b).close();
         }
     }
 }

@@ -1,0 +1,102 @@
+package org.bayeux.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.bayeux.backplane.redis.RedisProcess;
+import org.bayeux.standalone.StandaloneServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/bayeux load --outage}: 20 subscribers of ours on two backplane nodes (standalone servers in this JVM on
+ * a redis-server of the test's own) are cut off for 2 s while two publishers go on; the server forgets their
+ * sessions meanwhile ({@code maxInterval=1s}), so each comes back with a new handshake and resubscribes with its
+ * position (their back-off capped at 1 s): every missed message recovered, once, in order, {@code recovered: true}
+ * for each.
+ */
+class LoadOutageTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void subscribersCutOffForAnOutageRecoverEverythingTheyMissed() throws Exception {
+        try (RedisProcess redis = RedisProcess.start(); StandaloneServer a = node(redis);
+                StandaloneServer b = node(redis)) {
+            await("both nodes read from Redis").atMost(Duration.ofSeconds(20))
+                    .until(() -> a.getBackplane().isConnected() && b.getBackplane().isConnected());
+            Path output = dir.resolve("out");
+            String[] args = {"--outage", "2s", "--url", url(a) + "," + url(b), "--clients", "20",
+                "--publishers", "2", "--rooms", "2", "--rooms-per-client", "1", "--rate", "50", "--size", "64",
+                "--ramp-up", "500ms", "--warm-up", "1s", "--duration", "1s", "--drain", "30s", "--quiet",
+                "--transport", "mix", "--max-backoff", "1s", "--output", output.toString()};
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int exit = LoadMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8));
+
+            @SuppressWarnings("unchecked")
+            Map<String, Object> result = new ObjectMapper().readValue(output.resolve("result.json").toFile(),
+                    Map.class);
+            assertThat(exit).as("stdout: %s%nstderr: %s%nduplicates: %s", out, err, result.get("firstDuplicates"))
+                    .isEqualTo(LoadMain.COMPLETE);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> messages = (Map<String, Object>) result.get("messages");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> recovery = (Map<String, Object>) result.get("recovery");
+            long published = ((Number) messages.get("published")).longValue();
+            assertThat(published).as("50/s for 1 + 2 + 1 s").isEqualTo(200);
+            // Each subscriber is in one of the two rooms, each room gets half of the messages.
+            assertThat(((Number) messages.get("expected")).longValue()).isEqualTo(20 * 100);
+            assertThat(messages.get("delivered")).isEqualTo(messages.get("expected"));
+            assertThat(messages).containsEntry("lost", 0).containsEntry("duplicated", 0)
+                    .containsEntry("outOfOrder", 0).containsEntry("refused", 0)
+                    .containsEntry("orderCheckedBy", "ext.position offsets per channel");
+            assertThat(recovery).containsEntry("subscribersReconnected", 20)
+                    .containsEntry("subscribersFullyRecovered", 20).containsEntry("recoveredPercent", 100.0)
+                    .containsEntry("recoveredFlagTrue", 20).containsEntry("recoveredFlagFalse", 0);
+            // 2 s of a room's 25 messages a second, at least, were published while the subscribers were away.
+            assertThat(((Number) recovery.get("missedPerSubscriberMin")).longValue()).isGreaterThanOrEqualTo(50);
+            assertThat(recovery.get("recovered")).isEqualTo(recovery.get("missed"));
+            assertThat(((Number) recovery.get("recoveryMeasuredSubscribers")).longValue()).isEqualTo(20);
+            assertThat(((Number) recovery.get("recoveryMillisP99")).doubleValue()).isGreaterThanOrEqualTo(0.0);
+            assertThat(((Number) recovery.get("proxyResets")).longValue()).isGreaterThanOrEqualTo(20);
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("(100.00%)")
+                    .contains("recovery p50").contains("recovered flags true 20, false 0");
+        }
+    }
+
+    @Test
+    void outageOptionsAreChecked() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errors = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertThat(LoadMain.run(new String[] {"--outage", "2s", "--client", "raw"}, out, errors))
+                .isEqualTo(LoadMain.USAGE);
+        assertThat(LoadMain.run(new String[] {"--outage", "0s"}, out, errors)).isEqualTo(LoadMain.USAGE);
+        assertThat(LoadMain.run(new String[] {"--max-backoff", "2s"}, out, errors)).isEqualTo(LoadMain.USAGE);
+        assertThat(LoadMain.run(new String[] {"--outage", "1s", "--max-backoff", "100ms"}, out, errors))
+                .isEqualTo(LoadMain.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--outage needs --client ours").contains("--outage must be positive")
+                .contains("--max-backoff is for --outage runs").contains("--max-backoff must be at least 500ms");
+    }
+
+    private static StandaloneServer node(RedisProcess redis) throws Exception {
+        // maxInterval 1 s: a session whose client is away for the 2 s outage is gone when it comes back.
+        return new StandaloneServer(StandaloneServer.Options.parse("--backplane", redis.uri(),
+                "--set", "maxInterval=1s").port(0).host("127.0.0.1"));
+    }
+
+    private static String url(StandaloneServer server) {
+        return "http://127.0.0.1:" + server.getPort() + "/bayeux";
+    }
+}
