@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.ClientResources;
@@ -16,45 +16,92 @@ import org.bayeux.client.transport.ClientTransport;
 /**
  * This node's link to one peer: our Java client, over WebSocket (long-polling if WebSocket is refused), handshaking
  * with a fresh {@link JoinProof} every time (the client re-handshakes and backs off by itself). A link only carries
- * this node's messages to the peer; the peer's messages come in on the link the peer dialled.
+ * this node's messages to the peer; the peer's messages come in on the link the peer dialled. Each link is made for
+ * one incarnation of this node: a new incarnation makes new links.
+ *
+ * <p>Forwards go through the link's {@link ForwardQueue}, which resends what the peer did not acknowledge when the
+ * link flaps; everything else (heartbeats, gossip, peer messages) through {@link #send}, at most once.</p>
  */
 final class Link {
+    /** What a link tells its owner. */
+    interface Listener {
+        /** The client's state changed. */
+        void stateChanged(Link link, BayeuxClient.State state);
+
+        /** The peer refused this link's join: it declared this link's incarnation of this node left. */
+        void refusedAsLeft(Link link);
+    }
+
+    /** The answer of a peer that took a message and stopped it there (see {@code Oort}). */
+    static final String TAKEN = "404::message_deleted";
+    /** The error of a handshake refused because the peer declared the incarnation that makes it left. */
+    static final String LEFT_ERROR = "410::oort_incarnation_left";
+
     private final String target;
+    private final String selfId;
     private final BayeuxClient client;
     private final long maxQueueBytes;
-    /** Bytes sent and not yet answered: the client bounds the count, this bounds the bytes. */
+    private final ForwardQueue forwards;
+    private final OortStats stats;
+    /** Bytes sent and not yet answered on {@link #send}: the client bounds the count, this bounds the bytes. */
     private final AtomicLong pendingBytes = new AtomicLong();
     /** When the peer last answered anything on this link, or the link last connected (System.nanoTime). */
     private volatile long lastAnsweredNanos = System.nanoTime();
+    /** The last heartbeat's round trip, or -1 before the first answer. */
+    private volatile long rttNanos = -1;
+    private volatile BayeuxClient.State state = BayeuxClient.State.DISCONNECTED;
+    private volatile boolean closed;
 
     /**
      * @param target the peer's URL
-     * @param selfId this node's id
+     * @param selfId the incarnation of this node the link joins as
      * @param config this node's configuration
      * @param proof makes the handshake's proof
      * @param resources the threads and connections shared by all links
-     * @param onState told of every change of the client's state
+     * @param stats this node's counters
+     * @param listener told of state changes and refusals
      */
-    Link(String target, String selfId, OortConfig config, JoinProof proof, ClientResources resources,
-            BiConsumer<Link, BayeuxClient.State> onState) {
+    Link(String target, String selfId, OortConfig config, JoinProof proof, ClientResources resources, OortStats stats,
+            Listener listener) {
         this.target = target;
+        this.selfId = selfId;
+        this.stats = stats;
         this.maxQueueBytes = config.maxQueueBytes();
+        // Retries well within the peer timeout, so that a healed network is found again in a few intervals.
+        Duration maxBackoff = config.peerTimeout().dividedBy(2);
         BayeuxClientConfig clientConfig = BayeuxClientConfig.builder(target)
                 .transports(ClientTransport.WEBSOCKET, ClientTransport.LONG_POLLING)
                 .maxIncomingMessageBytes(config.maxMessageBytes())
-                .maxPendingMessages(config.maxQueue())
-                .backoff(Duration.ofMillis(250), Duration.ofSeconds(10))
+                // The forward queue's bound plus room for heartbeats and peer messages.
+                .maxPendingMessages(config.maxQueue() + 1_000)
+                .maxNetworkDelay(config.peerTimeout())
+                .backoff(Duration.ofMillis(Math.min(250, maxBackoff.toMillis())), maxBackoff)
                 .handshakeHook(request -> {
                     request.ext(JoinProof.EXT, proof.make(selfId, config.url(), target));
                     return CompletableFuture.completedFuture(null);
                 })
                 .build();
         this.client = new BayeuxClient(clientConfig, resources);
-        client.addStateListener((c, state) -> {
-            if (state == BayeuxClient.State.CONNECTED) {
-                lastAnsweredNanos = System.nanoTime();
+        this.forwards = new ForwardQueue(config.maxQueue(), config.maxQueueBytes(), this::sendForward);
+        client.addExtension(new ClientSession.Extension() {
+            @Override
+            public boolean rcvMeta(ClientSession session, Message.Mutable message) {
+                if (Message.META_HANDSHAKE.equals(message.getChannel()) && !message.isSuccessful()
+                        && LEFT_ERROR.equals(message.get(Message.ERROR_FIELD)) && !closed) {
+                    listener.refusedAsLeft(Link.this);
+                }
+                return true;
             }
-            onState.accept(this, state);
+        });
+        client.addStateListener((c, newState) -> {
+            state = newState;
+            if (newState == BayeuxClient.State.CONNECTED) {
+                lastAnsweredNanos = System.nanoTime();
+                stats.resent.add(forwards.resend());
+            } else {
+                forwards.pause();
+            }
+            listener.stateChanged(this, newState);
         });
     }
 
@@ -68,9 +115,24 @@ final class Link {
         return target;
     }
 
+    /** @return the incarnation of this node the link joins as */
+    String selfId() {
+        return selfId;
+    }
+
     /** @return when the peer last answered on this link, or the link last connected (System.nanoTime) */
     long lastAnsweredNanos() {
         return lastAnsweredNanos;
+    }
+
+    /** @return the last heartbeat's round trip in nanoseconds, or -1 before the first answer */
+    long rttNanos() {
+        return rttNanos;
+    }
+
+    /** @return the client's state */
+    BayeuxClient.State state() {
+        return state;
     }
 
     /** @return whether the link's session is connected now */
@@ -78,8 +140,51 @@ final class Link {
         return client.isConnected();
     }
 
+    /** @return whether {@link #close} was called: a link closed by this node, not by the network */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** @return the forwards this link holds until the peer acknowledges them */
+    ForwardQueue forwards() {
+        return forwards;
+    }
+
     /**
-     * Sends on the link without waiting, unless the link already holds {@code oort.maxQueueBytes} unanswered.
+     * Queues a forward on the link's chain; it goes at once if the link is connected, else when it is.
+     *
+     * @param seq the origin's number for it
+     * @param fields its origin, channel and message
+     * @param bytes what it weighs
+     * @return false if the link already holds {@code oort.maxQueue} forwards or {@code oort.maxQueueBytes}
+     */
+    boolean forward(long seq, Map<String, Object> fields, int bytes) {
+        return forwards.offer(seq, fields, bytes);
+    }
+
+    private void sendForward(ForwardQueue.Entry entry, long round) {
+        client.getChannel(Oort.FORWARD_CHANNEL).publish(entry.data, (c, reply) -> {
+            boolean taken = reply != null && reply.isSuccessful();
+            if (taken) {
+                lastAnsweredNanos = System.nanoTime();
+            }
+            forwards.replied(entry, round, taken);
+        });
+    }
+
+    /** Sends a heartbeat, and measures its round trip from the answer. */
+    void heartbeat(Map<String, Object> data) {
+        long sent = System.nanoTime();
+        send(Oort.HEARTBEAT_CHANNEL, data, 0, taken -> {
+            if (taken) {
+                rttNanos = System.nanoTime() - sent;
+            }
+        });
+    }
+
+    /**
+     * Sends on the link without waiting, unless the link already holds {@code oort.maxQueueBytes} unanswered. At most
+     * once: nothing sent here is resent when the link flaps.
      *
      * @param channel a {@code /service/oort/} channel
      * @param data the payload
@@ -103,20 +208,18 @@ final class Link {
         return true;
     }
 
-    /** The answer of a peer that took a forwarded message and stopped it there (see {@code Oort}). */
-    static final String TAKEN = "404::message_deleted";
-
     private static boolean isSuccessful(Message reply) {
         return reply != null && (reply.isSuccessful() || TAKEN.equals(reply.get(Message.ERROR_FIELD)));
     }
 
     /** @return the disconnect's reply, or a made-up one if none came */
     CompletableFuture<Message> close() {
+        closed = true;
         return client.disconnectAsync();
     }
 
     @Override
     public String toString() {
-        return "Link[" + target + ", " + client.getState() + "]";
+        return "Link[" + target + ", " + state + "]";
     }
 }

@@ -3,6 +3,7 @@ package org.bayeux.oort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,16 +19,38 @@ import org.slf4j.LoggerFactory;
 /**
  * Who this node's peers are, one entry per URL: this node's link to the URL and the session that the node at the URL
  * opened here with a good proof (which names its incarnation). A peer has joined when both are up; it has left when
- * its session here ends, when it is silent for the peer timeout in either direction, or when a new incarnation at its
- * URL proves itself (a restart: {@code left} of the old one, then {@code joined} of the new one). Membership changes are rare: one lock, never held while waiting on the network.
+ * its session here ends, when it is silent for the peer timeout in either direction, or when another incarnation at
+ * its URL proves itself (a restart or a new incarnation: {@code left} of the old one, then {@code joined} of the new
+ * one). An incarnation that left is remembered as departed: its joins are refused from then on
+ * ({@link PeerReplies}), which tells it to take a new incarnation. Membership changes are rare: one lock, never held
+ * while waiting on the network.
  */
 final class Membership {
     private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
+    /** Departed incarnations remembered; the oldest are forgotten past it (the engine still refuses their joins). */
+    static final int MAX_DEPARTED = 10_000;
 
     private final Oort oort;
     private final Map<String, Peer> peersByUrl = new HashMap<>();
     /** When each incarnation was last heard on its link here (System.nanoTime): read and written without the lock. */
     private final Map<String, Long> heardNanos = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> departed = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > MAX_DEPARTED;
+        }
+    };
+    private final Link.Listener linkListener = new Link.Listener() {
+        @Override
+        public void stateChanged(Link link, BayeuxClient.State state) {
+            linkChanged(link, state);
+        }
+
+        @Override
+        public void refusedAsLeft(Link link) {
+            oort.reincarnate(link.selfId(), "the node at " + link.target() + " declared it left");
+        }
+    };
     private volatile List<Link> joinedLinks = List.of();
     private boolean stopped;
 
@@ -40,7 +63,9 @@ final class Membership {
         ServerSession inbound;
         ClusterMember member;
         /** Links torn down in a row because the peer went silent: the back-off before dialling again. */
-        int silentTeardowns;
+        int teardowns;
+        /** How many members the peer listed in its last gossip, or -1. */
+        int gossiped = -1;
 
         Peer(String url) {
             this.url = url;
@@ -66,8 +91,14 @@ final class Membership {
         return members;
     }
 
+    /** @return whether this node declared the incarnation left */
+    synchronized boolean isDeparted(String id) {
+        return departed.containsKey(id);
+    }
+
     /**
-     * Dials a URL, unless a link to it exists: a seed, or a URL whose node proved the secret.
+     * Dials a URL, unless a link to it exists: a seed, a URL whose node proved the secret, or one a peer that proved
+     * it gossiped (whose node proves itself on its own join before it counts).
      *
      * @param url the peer's URL
      */
@@ -87,19 +118,35 @@ final class Membership {
         if (peer.link != null) {
             return null;
         }
-        peer.link = new Link(url, oort.id(), oort.config(), oort.proof(), oort.resources(), this::linkChanged);
+        peer.link = new Link(url, oort.id(), oort.config(), oort.proof(), oort.resources(), oort.stats(),
+                linkListener);
+        peer.linkConnected = false;
+        refreshJoinedLinks();
         LOG.debug("Oort node {} dials {}", oort.id(), url);
         return peer.link;
     }
 
-    private synchronized void linkChanged(Link link, BayeuxClient.State state) {
-        Peer peer = peersByUrl.get(link.target());
-        if (peer == null || peer.link != link) {
-            return;
+    private void linkChanged(Link link, BayeuxClient.State state) {
+        boolean redial = false;
+        String url = link.target();
+        synchronized (this) {
+            Peer peer = peersByUrl.get(url);
+            if (stopped || peer == null || peer.link != link) {
+                return;
+            }
+            peer.linkConnected = state == BayeuxClient.State.CONNECTED;
+            LOG.debug("Oort link to {} is {}", url, state);
+            if (state == BayeuxClient.State.DISCONNECTED && !link.isClosed()) {
+                // The client gave up (the peer ended its session, or refused it for good): dial again later.
+                peer.link = null;
+                refreshJoinedLinks();
+                redial = true;
+            }
+            update(peer);
         }
-        peer.linkConnected = state == BayeuxClient.State.CONNECTED;
-        LOG.debug("Oort link to {} is {}", link.target(), state);
-        update(peer);
+        if (redial) {
+            oort.redial(url, oort.config().heartbeatInterval());
+        }
     }
 
     /**
@@ -109,21 +156,27 @@ final class Membership {
      * @param session its session here
      */
     void inboundAdded(JoinProof.Peer proven, ServerSession session) {
-        if (register(proven, session)) {
+        Boolean dialBack = register(proven, session);
+        if (dialBack == null) {
+            session.disconnect();
+        } else if (dialBack) {
             // Dialled back only now that its URL proved the secret.
             dial(proven.url());
         }
     }
 
-    /** @return true if the node has no link yet */
-    private synchronized boolean register(JoinProof.Peer proven, ServerSession session) {
+    /** @return true if the node has no link yet; null if the session must end (a departed incarnation) */
+    private synchronized Boolean register(JoinProof.Peer proven, ServerSession session) {
+        if (departed.containsKey(proven.id())) {
+            return null;
+        }
         if (stopped || proven.url().equals(oort.config().url())) {
             return false;
         }
         Peer peer = peersByUrl.computeIfAbsent(proven.url(), Peer::new);
-        if (peer.inboundId != null && !peer.inboundId.equals(proven.id())) {
-            // A new incarnation at the same URL: the old one has left, whatever its session says.
-            leave(peer, "restarted as " + proven.id());
+        if (peer.member != null && !peer.member.id().equals(proven.id())) {
+            // Another incarnation at the same URL: the old one has left, whatever its session says.
+            leave(peer, "its URL joined again as " + proven.id());
         }
         LOG.debug("Oort node {} at {} has a session here", proven.id(), proven.url());
         peer.inboundId = proven.id();
@@ -160,6 +213,48 @@ final class Membership {
         return links;
     }
 
+    /** @return the members joined now, as gossip: a list of {@code {id, url}} */
+    synchronized List<Map<String, Object>> gossip() {
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (Peer peer : peersByUrl.values()) {
+            if (peer.member != null) {
+                list.add(Map.of("id", peer.member.id(), "url", peer.url));
+            }
+        }
+        return list;
+    }
+
+    /**
+     * A peer's full list of its joined members, which replaces the one it sent before: every URL in it this node has
+     * no link to is dialled (its node proves itself on its own join before it counts).
+     *
+     * @param from the peer that sent it, authenticated
+     * @param list its members
+     */
+    void gossiped(JoinProof.Peer from, List<?> list) {
+        List<String> toDial = new ArrayList<>();
+        synchronized (this) {
+            Peer sender = peersByUrl.get(from.url());
+            if (stopped || sender == null || !from.id().equals(sender.inboundId)) {
+                return;
+            }
+            sender.gossiped = list.size();
+            for (Object entry : list) {
+                if (entry instanceof Map<?, ?> fields && fields.get("url") instanceof String url
+                        && !url.equals(oort.config().url())) {
+                    Peer known = peersByUrl.get(url);
+                    if (known == null || known.link == null) {
+                        toDial.add(url);
+                    }
+                }
+            }
+        }
+        for (String url : toDial) {
+            LOG.debug("Oort node {} dials {}, gossiped by {}", oort.id(), url, from.id());
+            dial(url);
+        }
+    }
+
     /**
      * Finds the joined peers silent for longer than the timeout in either direction (nothing heard on their link
      * here, or nothing answered on ours): each has left, both its links are torn down, and its URL is dialled again
@@ -193,30 +288,64 @@ final class Membership {
             peer.linkConnected = false;
             peer.inbound = null;
             peer.inboundId = null;
+            refreshJoinedLinks();
             if (link != null) {
                 closes.add(link::close);
             }
             if (inbound != null) {
                 closes.add(inbound::disconnect);
             }
-            int shift = Math.min(peer.silentTeardowns++, 5);
+            int shift = Math.min(peer.teardowns++, 5);
             Duration backoff = backoffBase.multipliedBy(1L << shift);
             redial.accept(peer.url, backoff.compareTo(timeout) > 0 ? timeout : backoff);
         }
         return closes;
     }
 
+    /**
+     * This node took a new incarnation: every link made for the old one is closed (its peers see the old incarnation
+     * leave) and a new one dialled, which joins as the new incarnation. Peers stay joined here: their incarnations did
+     * not change.
+     *
+     * @return the new links to open and the old ones to close, outside the lock
+     */
+    synchronized List<Runnable> reincarnated() {
+        List<Runnable> actions = new ArrayList<>();
+        if (stopped) {
+            return actions;
+        }
+        for (Peer peer : peersByUrl.values()) {
+            Link old = peer.link;
+            if (old == null) {
+                continue;
+            }
+            peer.link = null;
+            peer.linkConnected = false;
+            Link fresh = newLink(peer.url);
+            actions.add(old::close);
+            if (fresh != null) {
+                actions.add(fresh::open);
+            }
+        }
+        refreshJoinedLinks();
+        return actions;
+    }
+
     private void update(Peer peer) {
         if (!stopped && peer.member == null && peer.inboundId != null && peer.linkConnected) {
-            peer.silentTeardowns = 0;
+            peer.teardowns = 0;
             peer.member = new ClusterMember(peer.inboundId, peer.url);
+            // A new chain of forwards for a new incarnation of the peer.
+            peer.link.forwards().reset();
             oort.stats().joins.increment();
-            LOG.info("Oort node {} at {} joined", peer.member.id(), peer.url);
+            LOG.info("Oort node {} at {} joined (node {} now has {} members)", peer.member.id(), peer.url, oort.id(),
+                    countMembers());
             ClusterNode node = oort.node();
             if (node != null) {
                 node.joined(peer.member);
             }
             refreshJoinedLinks();
+            oort.gossipSoon();
         }
     }
 
@@ -226,10 +355,16 @@ final class Membership {
             return;
         }
         peer.member = null;
+        departed.put(member.id(), Boolean.TRUE);
         oort.stats().leaves.increment();
         oort.sequences().forget(member.id());
         heardNanos.remove(member.id());
-        LOG.info("Oort node {} at {} left: {}", member.id(), peer.url, why);
+        if (peer.link != null) {
+            // Nothing is resent to an incarnation that left.
+            oort.stats().unacknowledgedDropped.add(peer.link.forwards().reset());
+        }
+        LOG.info("Oort node {} at {} left: {} (node {} now has {} members)", member.id(), peer.url, why, oort.id(),
+                countMembers());
         ClusterNode node = oort.node();
         if (node != null) {
             node.left(member);
@@ -237,14 +372,41 @@ final class Membership {
         refreshJoinedLinks();
     }
 
+    private int countMembers() {
+        int count = 0;
+        for (Peer peer : peersByUrl.values()) {
+            if (peer.member != null) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     private void refreshJoinedLinks() {
         List<Link> links = new ArrayList<>();
         for (Peer peer : peersByUrl.values()) {
-            if (peer.member != null) {
+            if (peer.member != null && peer.link != null) {
                 links.add(peer.link);
             }
         }
         joinedLinks = List.copyOf(links);
+    }
+
+    /** @return one snapshot per known URL */
+    synchronized List<LinkSnapshot> snapshot() {
+        long now = System.nanoTime();
+        List<LinkSnapshot> snapshots = new ArrayList<>();
+        for (Peer peer : peersByUrl.values()) {
+            Link link = peer.link;
+            Long heard = peer.member == null ? null : heardNanos.get(peer.member.id());
+            long rtt = link == null ? -1 : link.rttNanos();
+            snapshots.add(new LinkSnapshot(peer.url, link == null ? "NONE" : link.state().name(), peer.inboundId,
+                    peer.member == null ? null : peer.member.id(), rtt < 0 ? null : Duration.ofNanos(rtt),
+                    heard == null ? null : Duration.ofNanos(now - heard),
+                    link == null ? 0 : link.forwards().size(), link == null ? 0 : link.forwards().bytes(),
+                    link == null ? 0 : link.forwards().resent(), peer.gossiped));
+        }
+        return snapshots;
     }
 
     /** @return every link, to close; nothing joins or leaves from now on */

@@ -62,12 +62,14 @@ public final class Oort implements Cluster {
 
     private final BayeuxEngine engine;
     private final OortConfig config;
-    private final String id = UUID.randomUUID().toString();
+    /** This node's incarnation now: fresh at every start, and again when a peer declared it left. */
+    private volatile String id = UUID.randomUUID().toString();
     private final List<ChannelId> observed;
     private final JoinProof proof;
     private final OortStats stats = new OortStats();
     private final OriginSequences sequences = new OriginSequences(stats);
     private final OortGate gate;
+    private final PeerReplies replies;
     private final Membership membership;
     private final Object sendLock = new Object();
     private final ServerForwardListener forwardListener = new ServerForwardListener();
@@ -89,6 +91,7 @@ public final class Oort implements Cluster {
         this.proof = new JoinProof(config.secret(), Clock.systemUTC(), JOIN_WINDOW);
         this.gate = new OortGate(proof, config.url(), stats.refusedJoins::increment);
         this.membership = new Membership(this);
+        this.replies = new PeerReplies(membership::isDeparted);
     }
 
     /**
@@ -99,7 +102,10 @@ public final class Oort implements Cluster {
         return new Builder(engine);
     }
 
-    /** @return this incarnation's id, fresh at every start of the process */
+    /**
+     * @return this node's incarnation now: fresh at every start of the process, and replaced by a new one when a
+     *         peer declared it left (a partition that healed), so that its peers see it leave and join again
+     */
     public String id() {
         return id;
     }
@@ -114,6 +120,14 @@ public final class Oort implements Cluster {
         return stats;
     }
 
+    /**
+     * @return one snapshot per peer URL this node knows (seeds, joined peers, URLs gossiped), with the state of its
+     *         link, the incarnation joined from it, the round trip of the last heartbeat and what the link holds
+     */
+    public List<LinkSnapshot> links() {
+        return membership.snapshot();
+    }
+
     /** @return the peers joined now */
     public List<ClusterMember> members() {
         return membership.members();
@@ -125,6 +139,8 @@ public final class Oort implements Cluster {
         BayeuxServer server = node.server();
         resources = ClientResources.builder().maxThreads(8).build();
         server.addExtension(gate);
+        // After the gate: it sees the handshakes the gate verified.
+        server.addExtension(replies);
         server.setSecurityPolicy(new OortGate.Policy(server.getSecurityPolicy()));
         server.addSessionListener(peerSessions);
         server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
@@ -158,6 +174,7 @@ public final class Oort implements Cluster {
         }
         BayeuxServer server = engine;
         server.removeExtension(gate);
+        server.removeExtension(replies);
         server.removeSessionListener(peerSessions);
         ServerChannel forward = server.getChannel(FORWARD_CHANNEL);
         if (forward != null) {
@@ -186,23 +203,22 @@ public final class Oort implements Cluster {
             return CompletableFuture.completedFuture(Boolean.FALSE);
         }
         String json = new String(message.json(), StandardCharsets.UTF_8);
-        // One lock from numbering to the last enqueue, so that every link carries the numbers in order.
+        // One lock from numbering to the last enqueue, so that every link carries the numbers in order; the origin
+        // and the numbering change together when the node takes a new incarnation.
         synchronized (sendLock) {
             long number = ++sequence;
-            Map<String, Object> data = Map.of("origin", id, "seq", number, "channel", message.channel(),
-                    "message", json);
+            Map<String, Object> fields = Map.of("origin", id, "channel", message.channel(), "message", json);
             int bytes = message.json().length;
             for (Link link : membership.joinedLinks()) {
+                if (!link.selfId().equals(id)) {
+                    continue;
+                }
                 stats.forwarded.increment();
-                boolean queued = link.send(FORWARD_CHANNEL, data, bytes, taken -> {
-                    if (!taken) {
-                        stats.forwardFailures.increment();
-                    }
-                });
-                if (!queued) {
+                if (!link.forward(number, fields, bytes)) {
                     stats.forwardFailures.increment();
-                    LOG.debug("Oort link to {} holds oort.maxQueueBytes={} unanswered: message {} dropped",
-                            link.target(), config.maxQueueBytes(), number);
+                    LOG.debug("Oort link to {} holds oort.maxQueue={} or oort.maxQueueBytes={} unacknowledged:"
+                            + " message {} not queued", link.target(), config.maxQueue(), config.maxQueueBytes(),
+                            number);
                 }
             }
         }
@@ -218,9 +234,12 @@ public final class Oort implements Cluster {
             return;
         }
         try {
-            Map<String, Object> beat = Map.of("id", id);
+            sendHeartbeats();
             for (Link link : membership.connectedLinks()) {
-                link.send(HEARTBEAT_CHANNEL, beat, 0, answered -> { });
+                // A refused forward on a link that stayed connected: resend from the one that was lost.
+                if (link.forwards().needsResend()) {
+                    stats.resent.add(link.forwards().resend());
+                }
             }
             List<Runnable> closes = membership.expireSilent(config.peerTimeout(), config.heartbeatInterval(),
                     (url, delay) -> engine.schedule(() -> membership.dial(url), delay));
@@ -234,11 +253,63 @@ public final class Oort implements Cluster {
         }
     }
 
-    /** A peer's heartbeat: it is alive; stopped here (the link reads the answer as taken). */
+    /** A heartbeat on every connected link, with this node's members as gossip. */
+    private void sendHeartbeats() {
+        Map<String, Object> beat = Map.of("id", id, "members", membership.gossip());
+        for (Link link : membership.connectedLinks()) {
+            link.heartbeat(beat);
+        }
+    }
+
+    /** Gossips at once, on the engine's timer: a peer joined, so that the others learn of it now. */
+    void gossipSoon() {
+        if (running) {
+            engine.schedule(() -> {
+                if (running) {
+                    sendHeartbeats();
+                }
+            }, Duration.ZERO);
+        }
+    }
+
+    /** Dials a URL again after a delay, on the engine's timer. */
+    void redial(String url, Duration delay) {
+        if (running) {
+            engine.schedule(() -> membership.dial(url), delay);
+        }
+    }
+
+    /**
+     * A peer declared an incarnation of this node left (it refused a join of it): if it is still this node's
+     * incarnation, the node takes a new one, with its own numbering, and joins every peer again as it; its peers see
+     * the old one leave and the new one join.
+     *
+     * @param oldId the incarnation the peer declared left
+     * @param why what happened, for the log
+     */
+    void reincarnate(String oldId, String why) {
+        String newId;
+        synchronized (sendLock) {
+            if (!running || !oldId.equals(id)) {
+                return;
+            }
+            newId = UUID.randomUUID().toString();
+            id = newId;
+            sequence = 0;
+        }
+        stats.incarnations.increment();
+        LOG.info("Oort node {} at {} takes the new incarnation {}: {}", oldId, config.url(), newId, why);
+        membership.reincarnated().forEach(Runnable::run);
+    }
+
+    /** A peer's heartbeat: it is alive, and its members; stopped here (the link reads the answer as taken). */
     private boolean heartbeat(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
         JoinProof.Peer peer = OortGate.peerOf(sender);
         if (peer != null) {
             membership.heard(peer.id());
+            if (message.getData() instanceof Map<?, ?> data && data.get("members") instanceof List<?> members) {
+                membership.gossiped(peer, members);
+            }
         }
         return false;
     }
@@ -284,6 +355,7 @@ public final class Oort implements Cluster {
                 return false;
             }
             if (!(data.get("origin") instanceof String origin) || !(data.get("seq") instanceof Number number)
+                    || !(data.get("prev") instanceof Number prev)
                     || !(data.get("channel") instanceof String forwardedChannel)
                     || !(data.get("message") instanceof String json) || !origin.equals(peer.id())) {
                 // One hop: a peer only ever sends its own messages.
@@ -291,20 +363,26 @@ public final class Oort implements Cluster {
                         peer.id());
                 return false;
             }
+            if (membership.isDeparted(origin)) {
+                // Never taken: the sender learns on its next join that it left, and takes a new incarnation.
+                message.put(PeerReplies.VERDICT_FIELD, OriginSequences.Verdict.OUT_OF_ORDER);
+                return false;
+            }
             membership.heard(origin);
-            if (!isObserved(forwardedChannel)) {
-                stats.notObserved.increment();
-                return false;
-            }
-            if (sequences.accept(origin, number.longValue()) == OriginSequences.Verdict.DUPLICATE) {
-                return false;
-            }
-            try {
-                target.deliver(json.getBytes(StandardCharsets.UTF_8));
-                stats.received.increment();
-            } catch (IllegalArgumentException e) {
-                LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
-            }
+            OriginSequences.Verdict verdict = sequences.accept(origin, number.longValue(), prev.longValue(), () -> {
+                if (!isObserved(forwardedChannel)) {
+                    stats.notObserved.increment();
+                    return;
+                }
+                try {
+                    target.deliver(json.getBytes(StandardCharsets.UTF_8));
+                    stats.received.increment();
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
+                }
+            });
+            // Read by PeerReplies, which makes the reply say taken or refused.
+            message.put(PeerReplies.VERDICT_FIELD, verdict);
             return false;
         }
     }

@@ -14,6 +14,10 @@ public final class OortStats {
     final LongAdder refusedJoins = new LongAdder();
     final LongAdder joins = new LongAdder();
     final LongAdder leaves = new LongAdder();
+    final LongAdder resent = new LongAdder();
+    final LongAdder outOfOrder = new LongAdder();
+    final LongAdder unacknowledgedDropped = new LongAdder();
+    final LongAdder incarnations = new LongAdder();
 
     OortStats() {
     }
@@ -23,7 +27,10 @@ public final class OortStats {
         return forwarded.sum();
     }
 
-    /** @return forwarded messages a peer did not take (refused, or the link's queue was full or it failed) */
+    /**
+     * @return forwards not queued on a link because it already held {@code oort.maxQueue} or
+     *         {@code oort.maxQueueBytes} unacknowledged (the peer counts them as a gap)
+     */
     public long forwardFailures() {
         return forwardFailures.sum();
     }
@@ -38,7 +45,7 @@ public final class OortStats {
         return received.sum();
     }
 
-    /** @return messages from peers dropped because their origin and sequence were seen already */
+    /** @return forwards from peers dropped because their origin and sequence were delivered already (resends) */
     public long duplicates() {
         return duplicates.sum();
     }
@@ -68,11 +75,35 @@ public final class OortStats {
         return leaves.sum();
     }
 
+    /** @return forwards sent again on a link that flapped, because the peer had not acknowledged them */
+    public long resent() {
+        return resent.sum();
+    }
+
+    /**
+     * @return forwards from peers refused because one before them had not arrived (lost on a link that broke; the
+     *         sender resends from the lost one)
+     */
+    public long outOfOrder() {
+        return outOfOrder.sum();
+    }
+
+    /** @return forwards dropped unacknowledged because their peer left: never resent */
+    public long unacknowledgedDropped() {
+        return unacknowledgedDropped.sum();
+    }
+
+    /** @return new incarnations this node took after a peer declared it left (a restart is not counted) */
+    public long incarnations() {
+        return incarnations.sum();
+    }
+
     @Override
     public String toString() {
         return "OortStats[forwarded=" + forwarded() + ", forwardFailures=" + forwardFailures() + ", oversize="
                 + oversize() + ", received=" + received() + ", duplicates=" + duplicates() + ", gaps=" + gaps()
                 + ", notObserved=" + notObserved() + ", refusedJoins=" + refusedJoins() + ", joins=" + joins()
-                + ", leaves=" + leaves() + "]";
+                + ", leaves=" + leaves() + ", resent=" + resent() + ", outOfOrder=" + outOfOrder()
+                + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + "]";
     }
 }

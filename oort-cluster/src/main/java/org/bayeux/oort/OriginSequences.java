@@ -3,13 +3,30 @@ package org.bayeux.oort;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The last sequence number seen from each origin node (one incarnation each): a number seen already is a duplicate,
- * a number past the next one means messages were lost (a gap). The first number seen from an origin starts it, so a
- * node that joins late counts no gap for what was published before.
+ * The last sequence number delivered here from each origin (one incarnation of a node each), and the chain check that
+ * keeps each origin's order whatever a link does.
+ *
+ * <p>A forward carries its number {@code seq} and {@code prev}, the number its sender queued before it on the same
+ * link (0 when the link's chain starts: the peer joined, so a node that joins late counts no gap for what was
+ * published before). With {@code last} the last number delivered from that origin:</p>
+ * <ul>
+ *   <li>{@code seq <= last}: a duplicate (a resend of something delivered): dropped, answered as taken;</li>
+ *   <li>{@code prev == 0} or {@code prev <= last}: delivered; if {@code prev == last}, the numbers between
+ *       {@code prev} and {@code seq} were never queued for this node (the sender's queue was full): a gap;</li>
+ *   <li>otherwise a forward before it was lost on the way: refused, not delivered, so that the sender resends from
+ *       the one that was lost.</li>
+ * </ul>
  */
 final class OriginSequences {
-    /** What to do with a message. */
-    enum Verdict { DELIVER, DUPLICATE }
+    /** What to do with a forward. */
+    enum Verdict {
+        /** Deliver it, and answer it as taken. */
+        DELIVER,
+        /** Delivered before: drop it, answer it as taken. */
+        DUPLICATE,
+        /** One before it is missing: refuse it (the sender resends). */
+        OUT_OF_ORDER
+    }
 
     private final ConcurrentHashMap<String, long[]> lastByOrigin = new ConcurrentHashMap<>();
     private final OortStats stats;
@@ -18,17 +35,30 @@ final class OriginSequences {
         this.stats = stats;
     }
 
-    Verdict accept(String origin, long sequence) {
-        long[] last = lastByOrigin.computeIfAbsent(origin, o -> new long[] {sequence - 1});
+    /**
+     * @param origin the origin incarnation
+     * @param sequence its number for the forward
+     * @param prev the number queued before it on its link, 0 if it starts the chain
+     * @param deliver delivers it, called under the origin's lock when the verdict is {@link Verdict#DELIVER}, so that
+     *                concurrent forwards of one origin are delivered in its order
+     * @return what was done with it
+     */
+    Verdict accept(String origin, long sequence, long prev, Runnable deliver) {
+        long[] last = lastByOrigin.computeIfAbsent(origin, o -> new long[] {0});
         synchronized (last) {
             if (sequence <= last[0]) {
                 stats.duplicates.increment();
                 return Verdict.DUPLICATE;
             }
-            if (sequence > last[0] + 1) {
-                stats.gaps.add(sequence - last[0] - 1);
+            if (prev != 0 && prev > last[0]) {
+                stats.outOfOrder.increment();
+                return Verdict.OUT_OF_ORDER;
+            }
+            if (prev != 0 && prev == last[0] && sequence > prev + 1) {
+                stats.gaps.add(sequence - prev - 1);
             }
             last[0] = sequence;
+            deliver.run();
             return Verdict.DELIVER;
         }
     }

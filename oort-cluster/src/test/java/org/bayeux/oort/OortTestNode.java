@@ -11,6 +11,7 @@ import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.ClusterMember;
+import org.bayeux.testsupport.PausableProxy;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
 import org.eclipse.jetty.server.Server;
@@ -24,6 +25,8 @@ final class OortTestNode implements AutoCloseable {
     final BayeuxEngine engine = BayeuxEngine.create();
     final int port;
     final String url;
+    /** The proxy the node's URL points at, or null when the URL is the node's own port. */
+    final PausableProxy proxy;
     final List<ClusterMember> joined = new CopyOnWriteArrayList<>();
     final List<ClusterMember> left = new CopyOnWriteArrayList<>();
     /** Joins and leaves in the order told: "joined id" or "left id". */
@@ -37,13 +40,26 @@ final class OortTestNode implements AutoCloseable {
 
     /** Binds the given port (0: any free one), but starts nothing. */
     OortTestNode(int wantedPort) throws Exception {
+        this(wantedPort, null, false);
+    }
+
+    /**
+     * Binds the given port (0: any free one), but starts nothing.
+     *
+     * @param wantedPort the port, 0 for any free one
+     * @param given a proxy already in front of {@code wantedPort} (a restart behind the same URL), or null
+     * @param proxied whether the node's URL is a proxy in front of it (every link into the node then passes it:
+     *                pausing it cuts every link into the node); a new one unless {@code given}
+     */
+    OortTestNode(int wantedPort, PausableProxy given, boolean proxied) throws Exception {
         ServerConnector connector = new ServerConnector(jetty);
         connector.setHost("127.0.0.1");
         connector.setPort(wantedPort);
         jetty.addConnector(connector);
         connector.open();
         port = connector.getLocalPort();
-        url = "http://127.0.0.1:" + port + "/bayeux";
+        proxy = given != null ? given : proxied ? new PausableProxy(port) : null;
+        url = "http://127.0.0.1:" + (proxy == null ? port : proxy.port()) + "/bayeux";
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, TransportConfig.defaults());
         engine.addClusterListener(new ClusterListener() {
             @Override
@@ -90,8 +106,43 @@ final class OortTestNode implements AutoCloseable {
         return received;
     }
 
+    /** A node whose URL is a proxy of its own in front of it; the proxy closes with the node. */
+    static OortTestNode behindProxy() throws Exception {
+        return new OortTestNode(0, null, true);
+    }
+
+    /** Stops Jetty (and the node with it) but leaves the proxy in front of its port, for a restart. */
+    void stopKeepingProxy() throws Exception {
+        jetty.stop();
+    }
+
+    /** @return the ids of the members joined now */
+    java.util.Set<String> memberIds() {
+        return oort.members().stream().map(ClusterMember::id).collect(java.util.stream.Collectors.toSet());
+    }
+
+    /** @return the members told to the listeners as joined and not told as left since */
+    java.util.Set<String> listenedMembers() {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (String event : events) {
+            String id = event.substring(event.indexOf(' ') + 1);
+            if (event.startsWith("joined ")) {
+                ids.add(id);
+            } else {
+                ids.remove(id);
+            }
+        }
+        return ids;
+    }
+
     @Override
     public void close() throws Exception {
-        jetty.stop();
+        try {
+            jetty.stop();
+        } finally {
+            if (proxy != null) {
+                proxy.close();
+            }
+        }
     }
 }
