@@ -34,7 +34,7 @@ import org.eclipse.jetty.server.ServerConnector;
  *
  * <p>It reports on standard output, one line each, prefixed so that log lines in between do no harm:
  * {@value #READY}{@code port=P id=ID url=URL} once started; {@value #EVENT}{@code joined|left ID URL} for each
- * membership change; {@value #JOIN}{@code id=.. url=.. target=.. time=.. nonce=.. mac=..} for each join seen with
+ * membership change; {@value #INCARNATION}{@code ID} when it takes a new incarnation; {@value #JOIN}{@code id=.. url=.. target=.. time=.. nonce=.. mac=..} for each join seen with
  * {@code --print-joins}. It answers commands on standard input with one {@value #REPLY} line: {@code stats},
  * {@code subscribers CHANNEL}, {@code members}. It stops when its standard input ends (so it does not outlive a test
  * JVM that died), and exits with 2, naming the key on standard error, when its configuration is refused.</p>
@@ -48,6 +48,8 @@ public final class OortNodeMain {
     public static final String JOIN = "OORT-JOIN ";
     /** An answer to a command. */
     public static final String REPLY = "OORT-REPLY ";
+    /** The node took a new incarnation (a peer had declared its old one left). */
+    public static final String INCARNATION = "OORT-INCARNATION ";
     /** The start of the standard error line when the configuration is refused. */
     public static final String REFUSED = "OORT-NODE-REFUSED ";
 
@@ -110,6 +112,7 @@ public final class OortNodeMain {
         }
         jetty.start();
         say(READY + "port=" + port + " id=" + oort.id() + " url=" + url);
+        watchIncarnation(oort);
         serveCommands(engine, oort);
         jetty.stop();
         System.exit(0);
@@ -126,7 +129,8 @@ public final class OortNodeMain {
                     say(REPLY + "forwarded=" + stats.forwarded() + " forwardFailures=" + stats.forwardFailures()
                             + " received=" + stats.received() + " duplicates=" + stats.duplicates() + " gaps="
                             + stats.gaps() + " refusedJoins=" + stats.refusedJoins() + " joins=" + stats.joins()
-                            + " leaves=" + stats.leaves());
+                            + " leaves=" + stats.leaves() + " resent=" + stats.resent() + " incarnations="
+                            + stats.incarnations());
                 }
                 case "subscribers" -> {
                     ServerChannel channel = words.length > 1 ? engine.getChannel(words[1]) : null;
@@ -137,6 +141,27 @@ public final class OortNodeMain {
                 default -> say(REPLY + "unknown command");
             }
         }
+    }
+
+    /** Prints each new incarnation the node takes (Oort tells no listener of it; it is checked every 20 ms). */
+    private static void watchIncarnation(Oort oort) {
+        Thread watcher = new Thread(() -> {
+            String last = oort.id();
+            while (true) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException stopped) {
+                    return;
+                }
+                String now = oort.id();
+                if (!now.equals(last)) {
+                    say(INCARNATION + now);
+                    last = now;
+                }
+            }
+        }, "incarnation-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
     }
 
     private static void say(String line) {

@@ -55,6 +55,8 @@ public final class OortProcess implements AutoCloseable {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final Object lock = new Object();
     private volatile Map<String, String> readyFields;
+    /** Every incarnation of the node, the first one (at start) first. */
+    private final List<String> incarnations = new CopyOnWriteArrayList<>();
     private final Thread reader;
 
     private OortProcess(String name, Process process, Path log) throws IOException {
@@ -153,6 +155,7 @@ public final class OortProcess implements AutoCloseable {
                 }
                 if (line.startsWith(OortNodeMain.READY)) {
                     readyFields = fields(line.substring(OortNodeMain.READY.length()));
+                    incarnations.add(readyFields.get("id"));
                     ready.countDown();
                 } else if (line.startsWith(OortNodeMain.EVENT)) {
                     String[] words = line.substring(OortNodeMain.EVENT.length()).split(" ");
@@ -160,6 +163,8 @@ public final class OortProcess implements AutoCloseable {
                     synchronized (lock) {
                         lock.notifyAll();
                     }
+                } else if (line.startsWith(OortNodeMain.INCARNATION)) {
+                    incarnations.add(line.substring(OortNodeMain.INCARNATION.length()).trim());
                 } else if (line.startsWith(OortNodeMain.JOIN)) {
                     joins.add(fields(line.substring(OortNodeMain.JOIN.length())));
                 } else if (line.startsWith(OortNodeMain.REPLY)) {
@@ -206,9 +211,14 @@ public final class OortProcess implements AutoCloseable {
         return readyFields.get("url");
     }
 
-    /** @return its incarnation id */
+    /** @return its incarnation id at start */
     public String id() {
         return readyFields.get("id");
+    }
+
+    /** @return every incarnation it had, the one at start first (a peer that declared it left makes it take another) */
+    public List<String> incarnations() {
+        return List.copyOf(incarnations);
     }
 
     /** @return the process id */
