@@ -72,6 +72,7 @@ class OortProcessLivenessTest {
             assertThat(survivor.eventLines()).as(survivor + " events")
                     .containsExactlyInAnyOrder("joined " + other.id(), "joined " + c.id(), "left " + c.id());
             assertThat(survivor.eventLines().get(2)).isEqualTo("left " + c.id());
+            assertThat(survivor.incarnations()).as(survivor + " kept its incarnation").hasSize(1);
         }
         assertThat(lastLeft).isNotNull();
     }
@@ -102,5 +103,7 @@ class OortProcessLivenessTest {
         assertThat(a.members()).containsExactly(restarted.id());
         assertThat(restarted.members()).containsExactly(a.id());
         assertThat(restarted.eventLines()).containsExactly("joined " + a.id());
+        assertThat(a.incarnations()).hasSize(1);
+        assertThat(restarted.incarnations()).hasSize(1);
     }
 }
