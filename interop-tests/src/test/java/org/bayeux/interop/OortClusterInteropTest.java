@@ -9,11 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.bayeux.oort.process.OortProcess;
 import org.bayeux.oort.process.ProcessNodes;
 import org.cometd.bayeux.Message;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -161,5 +164,29 @@ class OortClusterInteropTest {
         }
         assertThat(broadcasts(onA)).as("no duplicate on A").isEmpty();
         assertThat(broadcasts(onC)).as("no duplicate on C").isEmpty();
+    }
+
+    @Test
+    void anUnmodifiedCometDClientIsRefusedOnOortChannels() throws Exception {
+        OortProcess a = OortProcess.start("A", ProcessNodes.args(dir, ""));
+        nodes.add(a);
+        OortProcess b = OortProcess.start("B", ProcessNodes.args(dir, a.url()));
+        nodes.add(b);
+        a.await("joined", b.id(), WAIT);
+        CometDJavaClient client = java(a.url(), "websocket");
+
+        for (String channel : List.of("/oort/**", "/oort/members", "/service/oort/forward")) {
+            CompletableFuture<Message> reply = new CompletableFuture<>();
+            client.bayeux.getChannel(channel).subscribe((c, m) -> { }, reply::complete);
+            assertThat(reply.get(WAIT.toSeconds(), TimeUnit.SECONDS).isSuccessful()).as("subscribe " + channel)
+                    .isFalse();
+        }
+        Map<String, Object> forged = Map.of("origin", b.id(), "seq", 1, "channel", "/chat/a",
+                "message", "{\"channel\":\"/chat/a\",\"data\":\"forged\"}");
+        for (String channel : List.of("/oort/members", "/service/oort/forward", "/service/oort/heartbeat")) {
+            assertThat(client.publish(channel, forged).isSuccessful()).as("publish " + channel).isFalse();
+        }
+        assertThat(a.stats()).containsEntry("received", 0L);
+        assertThat(a.eventLines()).containsExactly("joined " + b.id());
     }
 }
