@@ -74,7 +74,9 @@ final class Link {
                 .maxIncomingMessageBytes(config.maxMessageBytes())
                 // The forward queue's bound plus room for heartbeats and peer messages.
                 .maxPendingMessages(config.maxQueue() + 1_000)
-                .maxNetworkDelay(config.peerTimeout())
+                // A request lost on a dead connection fails within about the peer timeout (2 s at least).
+                .maxNetworkDelay(config.peerTimeout().compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2)
+                        : config.peerTimeout())
                 .backoff(Duration.ofMillis(Math.min(250, maxBackoff.toMillis())), maxBackoff)
                 .handshakeHook(request -> {
                     request.ext(JoinProof.EXT, proof.make(selfId, config.url(), target));

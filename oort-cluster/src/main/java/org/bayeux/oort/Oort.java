@@ -44,12 +44,22 @@ import org.slf4j.LoggerFactory;
  * has {@code joined} when both directions are up: its link to us proved the secret, and our link to it is connected
  * (which proves its URL is where it is). Each node sends its own messages on its own link, so each pair of nodes has
  * two links, one each way: a node's way out and its queue are its own, and a peer is only trusted once it dialled
- * back.</p>
+ * back. Every heartbeat carries the sender's full list of joined members (gossip, replacing the one before); a node
+ * dials every URL listed that it has no link to, and that node proves itself on its own join like a seed.</p>
  *
- * <p>Forwarding: a message published here on an observed channel is sent on the link to every joined peer, with this
- * node's id as its origin and a sequence number of this node; a peer delivers it to its own subscribers (only if it
- * observes the channel too), drops a sequence number it saw already and counts skipped ones, and never sends it on:
- * one hop, so the mesh must be full and no glob, {@code /**} included, can make a loop.</p>
+ * <p>Liveness and incarnations: a peer silent for the peer timeout in either direction has left, and both its links
+ * are torn down; an incarnation that left never joins again (the engine's rule). A node whose join a peer refuses
+ * because that peer declared it left takes a new incarnation (a new id at the same URL) and joins everyone again as
+ * it: a healed partition rejoins by itself, and the others see {@code left} of the old incarnation, then
+ * {@code joined} of the new one.</p>
+ *
+ * <p>Forwarding: a message published here on an observed channel is queued on the link to every joined peer, with
+ * this node's incarnation as its origin, a sequence number of that incarnation, and the number queued before it on
+ * that link ({@link ForwardQueue}). The peer delivers it to its own subscribers (only if it observes the channel too)
+ * only in that order ({@link OriginSequences}), answers a number it delivered already as taken, and refuses one whose
+ * predecessor is missing; the link keeps what is not taken and resends it, in order, when it is connected again. A
+ * peer never sends a forward on: one hop, so the mesh must be full and no glob, {@code /**} included, can make a
+ * loop.</p>
  */
 public final class Oort implements Cluster {
     /** The channel on which a node's messages reach a peer. */

@@ -28,10 +28,11 @@ import org.bayeux.api.ChannelId;
  *   <tr><td>{@code oort.maxMessageBytes}</td><td>int</td><td>512 KiB</td><td>The largest message (its JSON) a link
  *       carries. A forwarded message travels as a JSON string inside a publish, and escaping can double it: keep this
  *       at most half the peers' endpoint {@code maxMessageSizeBytes} (1 MiB by default).</td></tr>
- *   <tr><td>{@code oort.maxQueue}</td><td>int</td><td>10,000</td><td>The most messages a link holds unanswered; more
- *       are dropped (and counted as gaps by the peer).</td></tr>
- *   <tr><td>{@code oort.maxQueueBytes}</td><td>long</td><td>32 MiB</td><td>The most bytes of messages a link holds
- *       unanswered; more are dropped (and counted as gaps by the peer).</td></tr>
+ *   <tr><td>{@code oort.maxQueue}</td><td>int</td><td>10,000</td><td>The most forwards a link holds that its peer
+ *       has not acknowledged (kept to be resent if the link flaps); more are not queued (and counted as gaps by the
+ *       peer).</td></tr>
+ *   <tr><td>{@code oort.maxQueueBytes}</td><td>long</td><td>32 MiB</td><td>The most bytes of forwards a link holds
+ *       unacknowledged; more are not queued (and counted as gaps by the peer).</td></tr>
  * </table>
  */
 public final class OortConfig {
@@ -167,12 +168,12 @@ public final class OortConfig {
         return maxMessageBytes;
     }
 
-    /** @return the most messages a link holds unanswered */
+    /** @return the most forwards a link holds unacknowledged */
     public int maxQueue() {
         return maxQueue;
     }
 
-    /** @return the most bytes of messages a link holds unanswered */
+    /** @return the most bytes of forwards a link holds unacknowledged */
     public long maxQueueBytes() {
         return maxQueueBytes;
     }
