@@ -30,7 +30,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * One Oort node in a JVM of its own, for process-level tests. Arguments ({@code --name value}):
  * {@code --port} (0: a free one), {@code --seeds URL,URL}, {@code --channels GLOB,GLOB}, {@code --secret-file FILE}
  * (without it the node refuses to start, as Oort does), {@code --heartbeat-ms}, {@code --timeout-ms},
- * {@code --print-joins true} (prints each incoming join's proof, so that a test can replay a real one).
+ * {@code --print-joins true} (prints each incoming join's proof, so that a test can replay a real one),
+ * {@code --advertise stdin} (prints {@value #BOUND}{@code port=P} once bound, then reads {@code url URL} on standard
+ * input and advertises that URL, a proxy's in front of the port).
  *
  * <p>It reports on standard output, one line each, prefixed so that log lines in between do no harm:
  * {@value #READY}{@code port=P id=ID url=URL} once started; {@value #EVENT}{@code joined|left ID URL} for each
@@ -40,6 +42,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * JVM that died), and exits with 2, naming the key on standard error, when its configuration is refused.</p>
  */
 public final class OortNodeMain {
+    /** With {@code --advertise stdin}: the port is bound, the node waits for {@code url URL} on standard input. */
+    public static final String BOUND = "OORT-BOUND ";
     /** The line telling the node is up. */
     public static final String READY = "OORT-NODE ";
     /** A membership change. */
@@ -69,7 +73,19 @@ public final class OortNodeMain {
         jetty.addConnector(connector);
         connector.open();
         int port = connector.getLocalPort();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String url = "http://127.0.0.1:" + port + "/bayeux";
+        if ("stdin".equals(options.get("advertise"))) {
+            // The test puts a proxy in front of the port just bound, and tells the URL to advertise: the proxy's.
+            say(BOUND + "port=" + port);
+            String line = in.readLine();
+            if (line == null || !line.startsWith("url ")) {
+                System.err.println(REFUSED + "expected 'url URL' on standard input, got " + line);
+                System.exit(2);
+                return;
+            }
+            url = line.substring(4).trim();
+        }
         BayeuxEngine engine = BayeuxEngine.create();
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, TransportConfig.defaults());
         engine.addClusterListener(new ClusterListener() {
@@ -113,14 +129,13 @@ public final class OortNodeMain {
         jetty.start();
         say(READY + "port=" + port + " id=" + oort.id() + " url=" + url);
         watchIncarnation(oort);
-        serveCommands(engine, oort);
+        serveCommands(in, engine, oort);
         jetty.stop();
         System.exit(0);
     }
 
     /** Answers commands until standard input ends or says "stop". */
-    private static void serveCommands(BayeuxEngine engine, Oort oort) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    private static void serveCommands(BufferedReader in, BayeuxEngine engine, Oort oort) throws Exception {
         for (String line = in.readLine(); line != null && !line.equals("stop"); line = in.readLine()) {
             String[] words = line.trim().split(" ");
             switch (words[0]) {

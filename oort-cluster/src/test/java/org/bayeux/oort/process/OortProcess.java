@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
+import org.bayeux.testsupport.PausableProxy;
+
 /**
  * An Oort node running as a process of its own ({@link OortNodeMain} in a new JVM on this JVM's class path), seen from
  * a test: its port, URL and incarnation id, the membership events it printed (with the time this JVM read them), its
@@ -53,6 +55,9 @@ public final class OortProcess implements AutoCloseable {
     private final List<Map<String, String>> joins = new CopyOnWriteArrayList<>();
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
     private final CountDownLatch ready = new CountDownLatch(1);
+    private final CountDownLatch bound = new CountDownLatch(1);
+    private volatile int boundPort;
+    private volatile PausableProxy proxy;
     private final Object lock = new Object();
     private volatile Map<String, String> readyFields;
     /** Every incarnation of the node, the first one (at start) first. */
@@ -79,22 +84,61 @@ public final class OortProcess implements AutoCloseable {
      * @return the running node
      */
     public static OortProcess start(String name, List<String> args) {
-        OortProcess node = launch(name, args);
+        return launch(name, args).awaitReady();
+    }
+
+    /**
+     * Starts a node behind a {@link PausableProxy} of its own: the node binds a free port, the proxy relays to it,
+     * and the node advertises the proxy's URL, so that every link into it (and every client that uses its URL) passes
+     * through the proxy. Links out of it go through the other nodes' proxies.
+     *
+     * @param name a name for the log file and messages
+     * @param args {@link OortNodeMain}'s arguments, without {@code --advertise}
+     * @return the running node; {@link #proxy()} is its proxy, closed with it
+     */
+    public static OortProcess startBehindProxy(String name, List<String> args) {
+        List<String> all = new ArrayList<>(args);
+        all.addAll(List.of("--advertise", "stdin"));
+        OortProcess node = launch(name, all);
         try {
-            if (!node.ready.await(START_LIMIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!node.bound.await(START_LIMIT.toMillis(), TimeUnit.MILLISECONDS) || node.boundPort == 0) {
                 node.kill9();
-                throw new AssertionError("Node " + name + " not up after " + START_LIMIT + node.logTail());
+                throw new AssertionError("Node " + name + " bound no port within " + START_LIMIT + node.logTail());
             }
+            node.proxy = new PausableProxy(node.boundPort);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             node.kill9();
             throw new AssertionError(interrupted);
+        } catch (IOException failure) {
+            node.kill9();
+            throw new AssertionError("No proxy for node " + name, failure);
         }
-        if (node.readyFields == null) {
-            throw new AssertionError("Node " + name + " ended before it was up, exit code "
-                    + node.process.exitValue() + node.logTail());
+        node.stdin.println("url http://127.0.0.1:" + node.proxy.port() + "/bayeux");
+        return node.awaitReady();
+    }
+
+    private OortProcess awaitReady() {
+        try {
+            if (!ready.await(START_LIMIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                kill9();
+                throw new AssertionError("Node " + name + " not up after " + START_LIMIT + logTail());
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            kill9();
+            throw new AssertionError(interrupted);
         }
-        return node;
+        if (readyFields == null) {
+            throw new AssertionError("Node " + name + " ended before it was up, exit code " + process.exitValue()
+                    + logTail());
+        }
+        return this;
+    }
+
+    /** @return the proxy in front of the node ({@link #startBehindProxy}), or null */
+    public PausableProxy proxy() {
+        return proxy;
     }
 
     /**
@@ -153,7 +197,10 @@ public final class OortProcess implements AutoCloseable {
                     logWriter.write('\n');
                     logWriter.flush();
                 }
-                if (line.startsWith(OortNodeMain.READY)) {
+                if (line.startsWith(OortNodeMain.BOUND)) {
+                    boundPort = Integer.parseInt(fields(line.substring(OortNodeMain.BOUND.length())).get("port"));
+                    bound.countDown();
+                } else if (line.startsWith(OortNodeMain.READY)) {
                     readyFields = fields(line.substring(OortNodeMain.READY.length()));
                     incarnations.add(readyFields.get("id"));
                     ready.countDown();
@@ -174,6 +221,7 @@ public final class OortProcess implements AutoCloseable {
         } catch (IOException ended) {
             // The process is gone: nothing more to read.
         } finally {
+            bound.countDown();
             ready.countDown();
             try {
                 synchronized (logWriter) {
@@ -329,12 +377,22 @@ public final class OortProcess implements AutoCloseable {
     public void kill9() {
         process.destroyForcibly();
         waitGone();
+        closeProxy();
+    }
+
+    private void closeProxy() {
+        PausableProxy relay = proxy;
+        if (relay != null) {
+            relay.resume();
+            relay.close();
+        }
     }
 
     /** Stops the node cleanly (its standard input ends), or kills it if it is still alive after 10 s. */
     @Override
     public void close() {
         if (!process.isAlive()) {
+            closeProxy();
             return;
         }
         stdin.close();
@@ -347,6 +405,7 @@ public final class OortProcess implements AutoCloseable {
             process.destroyForcibly();
         }
         waitGone();
+        closeProxy();
     }
 
     private void waitGone() {
