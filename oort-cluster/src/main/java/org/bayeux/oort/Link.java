@@ -30,6 +30,9 @@ final class Link {
 
         /** The peer refused this link's join: it declared this link's incarnation of this node left. */
         void refusedAsLeft(Link link);
+
+        /** The peer answered a heartbeat on this link: the way to it works now. */
+        void answered(Link link);
     }
 
     /** The answer of a peer that took a message and stopped it there (see {@code Oort}). */
@@ -43,6 +46,7 @@ final class Link {
     private final long maxQueueBytes;
     private final ForwardQueue forwards;
     private final OortStats stats;
+    private final Listener listener;
     /** Bytes sent and not yet answered on {@link #send}: the client bounds the count, this bounds the bytes. */
     private final AtomicLong pendingBytes = new AtomicLong();
     /** When the peer last answered anything on this link, or the link last connected (System.nanoTime). */
@@ -65,6 +69,7 @@ final class Link {
             Listener listener) {
         this.target = target;
         this.selfId = selfId;
+        this.listener = listener;
         this.stats = stats;
         this.maxQueueBytes = config.maxQueueBytes();
         // Retries well within the peer timeout, so that a healed network is found again in a few intervals.
@@ -74,9 +79,10 @@ final class Link {
                 .maxIncomingMessageBytes(config.maxMessageBytes())
                 // The forward queue's bound plus room for heartbeats and peer messages.
                 .maxPendingMessages(config.maxQueue() + 1_000)
-                // A request lost on a dead connection fails within about the peer timeout (2 s at least).
-                .maxNetworkDelay(config.peerTimeout().compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2)
-                        : config.peerTimeout())
+                // A request or a WebSocket upgrade lost on a dead connection fails (and the client opens a new one)
+                // within half the peer timeout (2 s at least), so that a stuck connection recovers before the peer
+                // is declared left.
+                .maxNetworkDelay(networkDelay(config.peerTimeout()))
                 .backoff(Duration.ofMillis(Math.min(250, maxBackoff.toMillis())), maxBackoff)
                 .handshakeHook(request -> {
                     request.ext(JoinProof.EXT, proof.make(selfId, config.url(), target));
@@ -105,6 +111,11 @@ final class Link {
             }
             listener.stateChanged(this, newState);
         });
+    }
+
+    static Duration networkDelay(Duration peerTimeout) {
+        Duration half = peerTimeout.dividedBy(2);
+        return half.compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : half;
     }
 
     /** Starts the handshake; the client keeps (re)connecting by itself. */
@@ -180,6 +191,7 @@ final class Link {
         send(Oort.HEARTBEAT_CHANNEL, data, 0, taken -> {
             if (taken) {
                 rttNanos = System.nanoTime() - sent;
+                listener.answered(this);
             }
         });
     }

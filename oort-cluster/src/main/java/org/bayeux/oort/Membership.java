@@ -47,6 +47,11 @@ final class Membership {
         }
 
         @Override
+        public void answered(Link link) {
+            linkAnswered(link);
+        }
+
+        @Override
         public void refusedAsLeft(Link link) {
             oort.reincarnate(link.selfId(), "the node at " + link.target() + " declared it left");
         }
@@ -61,6 +66,8 @@ final class Membership {
         boolean linkConnected;
         String inboundId;
         ServerSession inbound;
+        /** When the inbound session of {@link #inboundId} was registered (System.nanoTime). */
+        long inboundSinceNanos;
         ClusterMember member;
         /** Links torn down in a row because the peer went silent: the back-off before dialling again. */
         int teardowns;
@@ -179,12 +186,30 @@ final class Membership {
             leave(peer, "its URL joined again as " + proven.id());
         }
         LOG.debug("Oort node {} at {} has a session here", proven.id(), proven.url());
+        if (peer.inboundId != null && !peer.inboundId.equals(proven.id())) {
+            // An incarnation that never joined here is replaced: nothing of it is kept.
+            heardNanos.remove(peer.inboundId);
+            oort.sequences().forget(peer.inboundId);
+        }
         peer.inboundId = proven.id();
         peer.inbound = session;
+        peer.inboundSinceNanos = System.nanoTime();
         heard(proven.id());
         session.addRemovedListener((removed, message, expired) -> inboundRemoved(proven, removed, expired));
         update(peer);
+        if (peer.member == null && peer.link != null && peer.linkConnected) {
+            // Our link looks connected but has not answered since this incarnation came: ask it now.
+            Link link = peer.link;
+            oort.probe(link);
+        }
         return peer.link == null;
+    }
+
+    private synchronized void linkAnswered(Link link) {
+        Peer peer = peersByUrl.get(link.target());
+        if (peer != null && peer.link == link) {
+            update(peer);
+        }
     }
 
     private synchronized void inboundRemoved(JoinProof.Peer proven, ServerSession session, boolean expired) {
@@ -331,8 +356,14 @@ final class Membership {
         return actions;
     }
 
+    /**
+     * Joins the peer if both ways work now: its incarnation's session is here, and our link to it is connected and
+     * answered since that session came (a link that stalled looks connected until it fails, and must not let a new
+     * incarnation join).
+     */
     private void update(Peer peer) {
-        if (!stopped && peer.member == null && peer.inboundId != null && peer.linkConnected) {
+        if (!stopped && peer.member == null && peer.inboundId != null && peer.link != null && peer.linkConnected
+                && peer.link.lastAnsweredNanos() - peer.inboundSinceNanos >= 0) {
             peer.teardowns = 0;
             peer.member = new ClusterMember(peer.inboundId, peer.url);
             // A new chain of forwards for a new incarnation of the peer.

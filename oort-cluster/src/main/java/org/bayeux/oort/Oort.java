@@ -282,6 +282,17 @@ public final class Oort implements Cluster {
         }
     }
 
+    /** Sends a heartbeat on one link now, on the engine's timer: its answer may let a peer join. */
+    void probe(Link link) {
+        if (running) {
+            engine.schedule(() -> {
+                if (running) {
+                    link.heartbeat(Map.of("id", id, "members", membership.gossip()));
+                }
+            }, Duration.ZERO);
+        }
+    }
+
     /** Dials a URL again after a delay, on the engine's timer. */
     void redial(String url, Duration delay) {
         if (running) {
@@ -315,7 +326,7 @@ public final class Oort implements Cluster {
     /** A peer's heartbeat: it is alive, and its members; stopped here (the link reads the answer as taken). */
     private boolean heartbeat(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
         JoinProof.Peer peer = OortGate.peerOf(sender);
-        if (peer != null) {
+        if (peer != null && !membership.isDeparted(peer.id())) {
             membership.heard(peer.id());
             if (message.getData() instanceof Map<?, ?> data && data.get("members") instanceof List<?> members) {
                 membership.gossiped(peer, members);

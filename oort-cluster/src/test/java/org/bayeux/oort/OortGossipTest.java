@@ -59,6 +59,9 @@ class OortGossipTest {
         assertThat(b.oort.links()).allSatisfy(link -> {
             assertThat(link.linkState()).isEqualTo("CONNECTED");
             assertThat(link.memberId()).isNotNull();
+            assertThat(link.inboundId()).isEqualTo(link.memberId());
+            assertThat(link.roundTrip()).as("measured from heartbeats").isNotNull().isPositive();
+            assertThat(link.sinceHeard()).isLessThan(Duration.ofSeconds(10));
         });
     }
 }

@@ -48,10 +48,12 @@ class OortLivenessTest {
         await().during(TIMEOUT.multipliedBy(3)).atMost(TIMEOUT.multipliedBy(4))
                 .until(() -> a.left.isEmpty() && b.left.isEmpty());
 
+        String aId = a.oort.id();
+        String bId = b.oort.id();
         proxy.pause();
         await().atMost(TIMEOUT.plusSeconds(2)).until(() -> a.left.size() == 1 && b.left.size() == 1);
-        assertThat(a.left.get(0).id()).isEqualTo(b.oort.id());
-        assertThat(b.left.get(0).id()).isEqualTo(a.oort.id());
+        assertThat(a.left.get(0).id()).isEqualTo(bId);
+        assertThat(b.left.get(0).id()).isEqualTo(aId);
         assertThat(a.oort.members()).isEmpty();
         assertThat(b.oort.members()).isEmpty();
 
@@ -66,5 +68,10 @@ class OortLivenessTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> onB.contains("after the heal"));
         assertThat(a.left).as("left once").hasSize(1);
         assertThat(b.left).as("left once").hasSize(1);
+        // Each came back as a new incarnation: the other declared the old one left.
+        assertThat(a.oort.members()).extracting(member -> member.id()).containsExactly(b.oort.id())
+                .doesNotContain(bId);
+        assertThat(b.oort.members()).extracting(member -> member.id()).containsExactly(a.oort.id())
+                .doesNotContain(aId);
     }
 }

@@ -30,6 +30,33 @@ class OortResendTest {
         }
     }
 
+    /** Diagnostics: if B gets nothing new for 4 s before it has everything, every thread's stack, once. */
+    private static void stallDump(List<Object> onB) {
+        int seen = -1;
+        long since = System.nanoTime();
+        try {
+            while (onB.size() < MESSAGES) {
+                Thread.sleep(250);
+                if (onB.size() != seen) {
+                    seen = onB.size();
+                    since = System.nanoTime();
+                } else if (System.nanoTime() - since > java.util.concurrent.TimeUnit.SECONDS.toNanos(4)) {
+                    StringBuilder dump = new StringBuilder("STALL at " + seen + "\n");
+                    Thread.getAllStackTraces().forEach((thread, stack) -> {
+                        dump.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                        for (StackTraceElement frame : stack) {
+                            dump.append("    ").append(frame).append('\n');
+                        }
+                    });
+                    System.out.println(dump);
+                    return;
+                }
+            }
+        } catch (InterruptedException done) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void aLinkFlappingDuringTenThousandMessagesLosesAndDuplicatesNone() throws Exception {
         OortTestNode a = OortTestNode.behindProxy();
@@ -48,6 +75,9 @@ class OortResendTest {
         List<Object> onC = c.subscribe("/chat/flood");
         LocalSession publisher = a.connected("publisher");
         AtomicInteger published = new AtomicInteger();
+        Thread watchdog = new Thread(() -> stallDump(onB), "stall-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
 
         int chunk = MESSAGES / (FLAPS + 1);
         for (int n = 0; n < MESSAGES; n++) {
@@ -61,7 +91,12 @@ class OortResendTest {
                 b.proxy.dropConnections();
                 int delivered = n + 1;
                 // Go on once B has more than half of the chunk that was in flight: the link is back.
-                await().atMost(Duration.ofSeconds(30)).until(() -> onB.size() >= delivered - chunk / 2);
+                try {
+                    await().atMost(Duration.ofSeconds(30)).until(() -> onB.size() >= delivered - chunk / 2);
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError("B has " + onB.size() + " after flap at " + delivered + "; A "
+                            + a.oort.stats() + " links " + a.oort.links() + "; B " + b.oort.stats(), e);
+                }
             }
         }
 
@@ -84,6 +119,47 @@ class OortResendTest {
         }
         // Once all is acknowledged, nothing stays held.
         await().atMost(Duration.ofSeconds(10)).until(() -> a.oort.links().stream().allMatch(link -> link.queued() == 0));
+        watchdog.interrupt();
         System.out.println("A " + sender + "\nB " + flapped + "\nlinks of A " + a.oort.links());
+    }
+
+    @Test
+    void pastTheQueueBoundForwardsAreNotQueuedAndThePeerCountsThemAsAGapInOrder() throws Exception {
+        OortTestNode a = new OortTestNode();
+        closeables.add(a);
+        OortTestNode b = OortTestNode.behindProxy();
+        closeables.add(b);
+        for (OortTestNode node : List.of(a, b)) {
+            node.start(oort -> oort.seeds(List.of(a.url)).heartbeatInterval(Duration.ofMillis(500))
+                    .peerTimeout(Duration.ofSeconds(10)).maxQueue(100));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
+        List<Object> onB = b.subscribe("/chat/bound");
+        LocalSession publisher = a.connected("publisher");
+
+        // The link into B stalls: nothing is acknowledged, so the link holds 100 forwards and takes no more.
+        b.proxy.pause();
+        for (int n = 0; n < 300; n++) {
+            publisher.getChannel("/chat/bound").publish(n, null);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.oort.stats().forwarded() == 300);
+        assertThat(a.oort.stats().forwardFailures()).isEqualTo(200);
+        assertThat(a.oort.links()).singleElement().satisfies(link -> assertThat(link.queued()).isEqualTo(100));
+        b.proxy.resume();
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.oort.links().get(0).queued() == 0);
+        publisher.getChannel("/chat/bound").publish(300, null);
+
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> onB.size() >= 101);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("B has " + onB + "; A " + a.oort.stats() + " links " + a.oort.links() + "; B "
+                    + b.oort.stats(), e);
+        }
+        List<Integer> expected = new ArrayList<>(IntStream.range(0, 100).boxed().toList());
+        expected.add(300);
+        assertThat(onB).extracting(data -> ((Number) data).intValue()).isEqualTo(expected);
+        assertThat(b.oort.stats().gaps()).as("the 200 never queued for B").isEqualTo(200);
+        assertThat(a.left).isEmpty();
+        assertThat(b.left).isEmpty();
     }
 }
