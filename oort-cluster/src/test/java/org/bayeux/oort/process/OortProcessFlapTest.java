@@ -8,11 +8,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.bayeux.api.Message;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
@@ -60,6 +62,20 @@ class OortProcessFlapTest {
         return received;
     }
 
+    /** Waits; on time-out, fails with what each node saw (a leave during the flaps is what went wrong so far). */
+    private void awaitOrExplain(Callable<Boolean> condition, String what) {
+        try {
+            await().atMost(WAIT).until(condition);
+        } catch (ConditionTimeoutException timeout) {
+            StringBuilder explanation = new StringBuilder("Waited " + WAIT + " for " + what);
+            for (OortProcess node : nodes) {
+                explanation.append("\n").append(node).append(" events ").append(node.eventLines())
+                        .append(" incarnations ").append(node.incarnations()).append(node.logTail());
+            }
+            throw new AssertionError(explanation.toString(), timeout);
+        }
+    }
+
     @Test
     void linksFlappingDuringTenThousandMessagesLoseAndDuplicateNone() throws Exception {
         for (String name : List.of("A", "B", "C")) {
@@ -98,11 +114,11 @@ class OortProcessFlapTest {
                 b.proxy().dropConnections();
                 int sent = n + 1;
                 // Go on once B has more than half of the chunk sent before the cut: the link is back.
-                await().atMost(WAIT).until(() -> onB.size() >= sent - chunk / 2);
+                awaitOrExplain(() -> onB.size() >= sent - chunk / 2, "B to get " + (sent - chunk / 2) + " messages");
             }
         }
 
-        await().atMost(WAIT).until(() -> onB.size() >= MESSAGES && onC.size() >= MESSAGES);
+        awaitOrExplain(() -> onB.size() >= MESSAGES && onC.size() >= MESSAGES, "B and C to get all messages");
         List<Long> expected = IntStream.range(0, MESSAGES).mapToObj(i -> (long) i).toList();
         assertThat(onB).isEqualTo(expected);
         assertThat(onC).isEqualTo(expected);
