@@ -18,6 +18,8 @@ public final class PausableProxy extends LoopbackRelay {
 
     private final Object gate = new Object();
     private boolean paused;
+    /** Only the server's bytes to the client are held: requests arrive, answers do not (a half-open link). */
+    private boolean pausedToClient;
 
     /**
      * @param targetPort the server's port on 127.0.0.1
@@ -35,10 +37,21 @@ public final class PausableProxy extends LoopbackRelay {
         }
     }
 
+    /**
+     * Stops passing on the server's bytes to the client, on every connection, present and future, while the
+     * client's bytes still reach the server: a half-open link. {@link #resume()} ends it.
+     */
+    public void pauseServerToClient() {
+        synchronized (gate) {
+            pausedToClient = true;
+        }
+    }
+
     /** Passes on what was held back, and everything after it. */
     public void resume() {
         synchronized (gate) {
             paused = false;
+            pausedToClient = false;
             gate.notifyAll();
         }
     }
@@ -53,22 +66,22 @@ public final class PausableProxy extends LoopbackRelay {
 
     @Override
     void clientToServer(Socket client, Socket server) {
-        relay(client, server);
+        relay(client, server, false);
     }
 
     @Override
     void serverToClient(Socket server, Socket client) {
-        relay(server, client);
+        relay(server, client, true);
     }
 
-    private void relay(Socket from, Socket to) {
+    private void relay(Socket from, Socket to, boolean toClient) {
         byte[] buffer = new byte[16 * 1024];
         try {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             int read;
             while ((read = in.read(buffer)) >= 0) {
-                awaitOpenGate();
+                awaitOpenGate(toClient);
                 out.write(buffer, 0, read);
                 out.flush();
             }
@@ -80,10 +93,10 @@ public final class PausableProxy extends LoopbackRelay {
         }
     }
 
-    private void awaitOpenGate() throws IOException, InterruptedException {
+    private void awaitOpenGate(boolean toClient) throws IOException, InterruptedException {
         synchronized (gate) {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_PAUSE_MILLIS);
-            while (paused) {
+            while (paused || (toClient && pausedToClient)) {
                 long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (remaining <= 0) {
                     throw new IOException("Paused for longer than " + MAX_PAUSE_MILLIS + " ms");

@@ -108,4 +108,28 @@ class OortPartitionTest {
             assertThat(node.left).extracting(member -> member.id()).doesNotHaveDuplicates();
         }
     }
+
+    @Test
+    void aLinkWhoseAnswersStallIsLeftOnBothSidesAndRejoinsWhenItHeals() throws Exception {
+        List<OortTestNode> nodes = mesh();
+        OortTestNode a = nodes.get(0);
+        OortTestNode b = nodes.get(1);
+        OortTestNode c = nodes.get(2);
+        String bId = b.oort.id();
+
+        // Into B, requests still arrive but nothing B answers gets back: A's and C's links to B look alive to B.
+        b.proxy.pauseServerToClient();
+        await().atMost(TIMEOUT.plusSeconds(2)).until(() -> a.left.stream().anyMatch(m -> m.id().equals(bId))
+                && c.left.stream().anyMatch(m -> m.id().equals(bId)) && b.left.size() == 2);
+        assertThat(a.memberIds()).doesNotContain(bId);
+        assertThat(c.memberIds()).doesNotContain(bId);
+
+        b.proxy.resume();
+        await().atMost(HEAL).until(() -> agree(nodes));
+
+        for (OortTestNode node : nodes) {
+            assertThat(node.joined).extracting(member -> member.id()).doesNotHaveDuplicates();
+            assertThat(node.left).extracting(member -> member.id()).doesNotHaveDuplicates();
+        }
+    }
 }
