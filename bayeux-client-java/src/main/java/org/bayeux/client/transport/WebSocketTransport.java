@@ -133,7 +133,7 @@ public final class WebSocketTransport implements ClientTransport {
         }
     }
 
-    private void opened(ClientSocket endpoint) {
+    void opened(ClientSocket endpoint) {
         List<String> frames;
         synchronized (lock) {
             if (opening != endpoint) {
@@ -206,14 +206,31 @@ public final class WebSocketTransport implements ClientTransport {
         context.listener().onMessages(this, messages);
     }
 
+    /**
+     * The socket closed or failed. Jetty opens the socket (and starts reading it) before it completes the upgrade's
+     * future, so a socket can close while it is still {@link #opening}: it must be forgotten then too, or
+     * {@link #opened} would make a dead socket the open one, and every later batch would be written into it and
+     * wait for replies that never come.
+     */
     void closed(ClientSocket endpoint, Throwable cause) {
         synchronized (lock) {
-            if (open != endpoint) {
+            if (open == endpoint) {
+                open = null;
+            } else if (opening == endpoint) {
+                opening = null;
+                framesWaitingForOpen = new ArrayList<>();
+            } else {
                 return;
             }
-            open = null;
         }
         failAwaiting(cause);
+    }
+
+    /** @return the socket being opened, or null: for tests */
+    ClientSocket openingSocket() {
+        synchronized (lock) {
+            return opening;
+        }
     }
 
     private void replyTimedOut(String id, Duration replyTimeout) {
@@ -233,10 +250,14 @@ public final class WebSocketTransport implements ClientTransport {
                 opening = null;
                 framesWaitingForOpen = new ArrayList<>();
             }
+            // Not trusted any more: the next batch opens a new socket, even if this one's close is never reported
+            // (a socket that has already ended reports nothing when aborted).
+            open = null;
         }
-        if (stuckOpening) {
+        if (stuckOpening || broken != null) {
             failAwaiting(cause);
-        } else if (broken != null) {
+        }
+        if (broken != null) {
             LOG.debug("Closing the WebSocket to {}: a reply timed out", socketUri);
             broken.abort();
         }
