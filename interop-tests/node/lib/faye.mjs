@@ -74,7 +74,10 @@ export class FayeClient {
         this.#client.connect(() => done.resolve(this.clientIds[this.clientIds.length - 1]));
         const clientId = await done.promise;
         if (this.#transport === "websocket") {
-            await this.signal.until(() => this.transportName() === "websocket" && this.connects > 0, 10000,
+            // Faye moves only between connects, and the interop server holds each connect for 5 s: 10 s allowed just
+            // two of them, which a loaded machine overran once (the probe finished after the second connect had
+            // been sent). Six connects' worth bounds the wait without timing the move.
+            await this.signal.until(() => this.transportName() === "websocket" && this.connects > 0, 30000,
                 "Faye's move to WebSocket");
         }
         return clientId;
