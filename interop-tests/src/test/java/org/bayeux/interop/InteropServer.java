@@ -163,7 +163,9 @@ final class InteropServer implements AutoCloseable {
      * @param count the number of subscribers wanted
      */
     void awaitSubscribers(String channel, int count) {
-        await("" + count + " subscriber(s) on " + channel).atMost(20, TimeUnit.SECONDS)
+        // A Faye receiver over WebSocket subscribes only once it has moved to WebSocket, which may take up to 30 s
+        // of held connects on a loaded machine (lib/faye.mjs): the bound covers that, and the scenario's own 45 s.
+        await("" + count + " subscriber(s) on " + channel).atMost(45, TimeUnit.SECONDS)
                 .pollInterval(Duration.ofMillis(20)).until(() -> subscribers(channel).size() >= count);
     }
 
