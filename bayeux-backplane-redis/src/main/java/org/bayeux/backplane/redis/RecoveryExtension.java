@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * then (so every message it lacks comes live, and is held), the reply is completed with
  * {@code "ext":{"recovery":{"recovered":true|false,"offset":top,"epoch":E}}}, and then the history's messages are
  * queued, followed by the held ones whose offset is past the history's last (the others are in the history), and
- * only then do live messages flow again. Held messages are bounded ({@link RedisBackplaneConfig#RECOVERY_BUFFER}):
+ * only then do live messages flow again. This node's stream reader may still be behind the history read, so the
+ * live copies of recovered messages can come after that: until one past it passes, live messages of the channel at or
+ * below the position the reply stated (same epoch) are dropped. Held messages are bounded ({@link RedisBackplaneConfig#RECOVERY_BUFFER}):
  * past it the recovery gives up, the held messages are queued at once and the reply says {@code recovered: false}.
  * </p>
  *
@@ -97,6 +99,12 @@ final class RecoveryExtension implements ServerExtension {
                     holder(session).begin(new Pending((String) subscription,
                             has ? ((Number) offset).longValue() : -1, has ? (String) epoch : ""));
                 }
+            } else if (session != null && Message.META_UNSUBSCRIBE.equals(message.getChannel())) {
+                Holder holder = sessions.get(session.getId());
+                Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
+                if (holder != null && subscription instanceof String) {
+                    holder.floors.remove(subscription);
+                }
             }
         } finally {
             promise.succeed(true);
@@ -137,7 +145,7 @@ final class RecoveryExtension implements ServerExtension {
                     : holder.pending.get(subscription);
             if (pending != null && pending.claim()) {
                 if (!message.isSuccessful()) {
-                    holder.release(pending, null);
+                    holder.release(pending, null, null);
                 } else {
                     answer(holder, pending, message, promise);
                     return;
@@ -151,6 +159,7 @@ final class RecoveryExtension implements ServerExtension {
     private void answer(Holder holder, Pending pending, ServerMessage.Mutable reply, Promise<Boolean> promise) {
         backplane.recover(pending.channel, pending.offset, pending.epoch).whenCompleteAsync((found, failure) -> {
             HistoryStore.Recovered usable = null;
+            Floor floor = null;
             try {
                 Map<String, Object> outcome = new LinkedHashMap<>();
                 boolean accepted = pending.decide();
@@ -162,6 +171,11 @@ final class RecoveryExtension implements ServerExtension {
                     outcome.put(Positions.OFFSET_FIELD, found.offset());
                     outcome.put(Positions.EPOCH_FIELD, found.epoch());
                     usable = recovered ? found : null;
+                    // The position the reply states: what is at or below it was in the history (or before a
+                    // position-only subscribe), and must not come again live from a reader that is behind.
+                    if (accepted && (recovered || pending.offset < 0)) {
+                        floor = new Floor(found.offset(), found.epoch());
+                    }
                 } else {
                     LOG.debug("Recovery of {} failed: {}", pending.channel, failure.toString());
                 }
@@ -170,7 +184,7 @@ final class RecoveryExtension implements ServerExtension {
                 LOG.warn("Recovery of a subscription failed", unexpected);
             } finally {
                 promise.succeed(true);
-                holder.release(pending, usable);
+                holder.release(pending, usable, floor);
             }
         }, executor);
     }
@@ -222,10 +236,20 @@ final class RecoveryExtension implements ServerExtension {
         }
     }
 
+    /** The position a recovery's reply stated: live messages of its epoch at or below it were delivered already. */
+    private record Floor(long offset, String epoch) {
+    }
+
     /** A session's recoveries, and the session extension that holds live messages back while one runs. */
     private final class Holder implements SessionExtension {
         private final ServerSession session;
         final ConcurrentMap<String, Pending> pending = new ConcurrentHashMap<>();
+        /**
+         * Per channel, after a recovery: this node's stream reader may still be behind the history read, so live
+         * copies of what the recovery delivered can come after it. Removed when a message past it (or of another
+         * epoch) passes, on unsubscribe, and with the session: at most one per subscribed channel.
+         */
+        final ConcurrentMap<String, Floor> floors = new ConcurrentHashMap<>();
 
         Holder(ServerSession session) {
             this.session = session;
@@ -235,21 +259,27 @@ final class RecoveryExtension implements ServerExtension {
             Pending previous = pending.put(recovery.channel, recovery);
             if (previous != null) {
                 // A second subscribe before the first one's reply: the first one delivers what it holds and ends.
-                release(previous, null);
+                release(previous, null, null);
                 pending.put(recovery.channel, recovery);
             }
         }
 
         @Override
         public ServerMessage send(ServerSession receiver, ServerMessage message) {
-            Pending recovery = pending.get(message.getChannel());
-            if (recovery == null || RELEASING.get() == recovery) {
+            String channel = message.getChannel();
+            Pending releasing = RELEASING.get();
+            if (releasing != null && releasing.channel.equals(channel)) {
                 return message;
+            }
+            Pending recovery = pending.get(channel);
+            if (recovery == null) {
+                return aboveFloor(channel, message);
             }
             List<ServerMessage> flush;
             synchronized (recovery) {
                 if (!recovery.holding) {
-                    return message;
+                    // Released meanwhile; its floor (if any) was set before it stopped holding.
+                    return aboveFloor(channel, message);
                 }
                 if (recovery.decided || recovery.held.size() < bufferMax) {
                     recovery.held.add(message);
@@ -271,11 +301,30 @@ final class RecoveryExtension implements ServerExtension {
             return message;
         }
 
+        /** @return the message, or null if it is a live copy of one at or below the channel's floor */
+        private ServerMessage aboveFloor(String channel, ServerMessage message) {
+            Floor floor = floors.get(channel);
+            if (floor == null) {
+                return message;
+            }
+            Object[] position = Positions.of(message.getExt());
+            if (position == null) {
+                // Not from the stream (no position): says nothing about where the reader is.
+                return message;
+            }
+            if (floor.epoch().equals(position[1]) && (Long) position[0] <= floor.offset()) {
+                return null;
+            }
+            floors.remove(channel, floor);
+            return message;
+        }
+
         /**
-         * Queues the missed messages, then the held ones past them, until none is held; then lets live ones flow.
-         * Ends because queuing is faster than publishing: each round drains what came in during the previous one.
+         * Queues the missed messages, then the held ones past them, until none is held; then sets the channel's
+         * floor and lets live ones flow. Ends because queuing is faster than publishing: each round drains what came
+         * in during the previous one.
          */
-        void release(Pending recovery, HistoryStore.Recovered found) {
+        void release(Pending recovery, HistoryStore.Recovered found, Floor floor) {
             int held = 0;
             int duplicates = 0;
             RELEASING.set(recovery);
@@ -293,6 +342,9 @@ final class RecoveryExtension implements ServerExtension {
                     List<ServerMessage> batch;
                     synchronized (recovery) {
                         if (recovery.held.isEmpty()) {
+                            if (floor != null) {
+                                floors.put(recovery.channel, floor);
+                            }
                             recovery.holding = false;
                             pending.remove(recovery.channel, recovery);
                             LOG.debug("Recovery of {}: {} missed, {} held live ({} of them already missed)",
@@ -305,8 +357,8 @@ final class RecoveryExtension implements ServerExtension {
                     held += batch.size();
                     for (ServerMessage live : batch) {
                         Object[] position = Positions.of(live.getExt());
-                        if (found != null && position != null && found.epoch().equals(position[1])
-                                && (Long) position[0] <= found.offset()) {
+                        if (floor != null && position != null && floor.epoch().equals(position[1])
+                                && (Long) position[0] <= floor.offset()) {
                             duplicates++;
                             continue;
                         }

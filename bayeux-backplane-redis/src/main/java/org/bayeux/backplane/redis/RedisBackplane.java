@@ -116,6 +116,11 @@ public final class RedisBackplane implements Cluster {
     private volatile RedisLink link;
     private volatile RedisLink.Connection publishing;
     private volatile List<Thread> readers = List.of();
+    /**
+     * Test seam: run by a reader before it hands a message to this node, so that a test can hold the live stream
+     * back behind a history read. Null (nothing run) outside tests.
+     */
+    volatile Runnable beforeLiveDelivery;
     /** Per reader: whether it has positioned itself, and whether it is connected now. */
     private volatile boolean[] readersPositioned = new boolean[0];
     private volatile boolean[] readersConnected = new boolean[0];

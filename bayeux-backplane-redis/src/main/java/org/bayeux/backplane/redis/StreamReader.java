@@ -185,6 +185,10 @@ final class StreamReader {
             return;
         }
         byte[] positioned = positioned(entry, json);
+        Runnable hook = backplane.beforeLiveDelivery;
+        if (hook != null) {
+            hook.run();
+        }
         try {
             node.deliver(positioned);
         } catch (RuntimeException refused) {

@@ -11,12 +11,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.ext.RecoveryExtension;
@@ -48,7 +50,7 @@ class RecoveryTest {
     private RedisProcess redis;
     private TcpProxy proxy;
 
-    private record Node(Server server, BayeuxEngine engine, int port, String url) {
+    private record Node(Server server, BayeuxEngine engine, RedisBackplane backplane, int port, String url) {
     }
 
     @BeforeEach
@@ -58,6 +60,9 @@ class RecoveryTest {
 
     @AfterEach
     void stopAll() throws Exception {
+        for (Node node : nodes) {
+            node.backplane().beforeLiveDelivery = null;
+        }
         for (BayeuxClient client : clients) {
             client.disconnect(Duration.ofSeconds(1));
             client.close();
@@ -92,7 +97,7 @@ class RecoveryTest {
         server.start();
         await("backplane connected").atMost(WAIT).until(backplane::isConnected);
         int port = connector.getLocalPort();
-        Node node = new Node(server, engine, port, "http://127.0.0.1:" + port + "/bayeux");
+        Node node = new Node(server, engine, backplane, port, "http://127.0.0.1:" + port + "/bayeux");
         nodes.add(node);
         return node;
     }
@@ -342,5 +347,63 @@ class RecoveryTest {
             assertThat(ext).as("position in ext").containsKey("position");
             assertThat(((Map<?, ?>) ext.get("position")).get("offset")).isEqualTo((long) i + 1);
         }
+    }
+
+    /**
+     * The seam when the node's stream reader is behind the history read: the missed messages are read from the history
+     * and delivered while their live copies are still on their way through this node's reader, held back here by the
+     * test seam {@link RedisBackplane#beforeLiveDelivery}. When they arrive (after the recovery has ended), they are
+     * not delivered again; nor to a subscriber that asked only for the position ({@code recovery: {}}).
+     */
+    @Test
+    void liveMessagesArrivingAfterTheRecoveryThatTheHistoryHadAreNotDeliveredTwice() throws Exception {
+        Node a = node();
+        Node b = node();
+        BayeuxClient publisher = client(b.url(), ClientTransport.LONG_POLLING);
+        List<Integer> atPublisher = subscribe(publisher);
+        publish(publisher, 0, 5);
+        await("first messages").atMost(WAIT).until(() -> atPublisher.size() == 5);
+        String epoch = publisher.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().epoch();
+
+        CountDownLatch readerHeld = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        a.backplane().beforeLiveDelivery = () -> {
+            readerHeld.countDown();
+            try {
+                letGo.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<Integer> recovered;
+        List<Integer> fresh;
+        try {
+            publish(publisher, 5, 8);
+            assertThat(readerHeld.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("node a's reader held").isTrue();
+            // A client that received offsets 1..5 (0..4) resubscribes on node a: 6..8 come from the history.
+            BayeuxClient recovering = client(a.url(), ClientTransport.LONG_POLLING);
+            recovering.addExtension(new ClientSession.Extension() {
+                @Override
+                public boolean sendMeta(ClientSession session, Message.Mutable message) {
+                    if (Message.META_SUBSCRIBE.equals(message.getChannel())) {
+                        message.getExt(true).put("recovery", Map.of("offset", 5L, "epoch", epoch));
+                    }
+                    return true;
+                }
+            });
+            recovered = subscribe(recovering);
+            assertThat(recovered(recovering)).contains(true);
+            await("missed messages from the history").atMost(WAIT).until(() -> recovered.size() >= 3);
+            BayeuxClient positionOnly = client(a.url(), ClientTransport.LONG_POLLING);
+            fresh = subscribe(positionOnly);
+            assertThat(positionOnly.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().offset())
+                    .isEqualTo(8);
+        } finally {
+            letGo.countDown();
+        }
+        publish(publisher, 8, 9);
+        await("the next live one").atMost(WAIT).until(() -> recovered.contains(8) && fresh.contains(8));
+        assertThat(recovered).as("missed once, then live").isEqualTo(List.of(5, 6, 7, 8));
+        assertThat(fresh).as("only what came after its position").isEqualTo(List.of(8));
     }
 }
