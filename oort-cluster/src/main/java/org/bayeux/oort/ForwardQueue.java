@@ -18,15 +18,26 @@ import java.util.Map;
  * ({@link #resend}). Replies to sends of an earlier round are told apart by the round number and only count when they
  * say taken.</p>
  *
+ * <p>Forwards go out in batches (one WebSocket frame each, one reply per forward), at most {@value #WINDOW} batches
+ * unanswered at a time: while they are, new forwards wait here and go together in the next batch, up to
+ * {@value #MAX_BATCH} forwards and {@code oort.maxMessageBytes} of messages. A lightly loaded link sends each forward
+ * at once; a busy one sends fewer, fuller frames, paced by how fast its peer answers (the peer handles one frame of a
+ * socket at a time, so a frame per forward made it pay its per-frame cost for each of them).</p>
+ *
  * <p>The queue is bounded by {@code oort.maxQueue} forwards and {@code oort.maxQueueBytes}: past it a forward is not
  * queued (the caller counts it), and the next forward's {@code prev} makes the receiver count the numbers skipped as a
  * gap. {@link #reset} starts a new chain: when the peer joins (a new incarnation) or leaves (nothing is resent to an
  * incarnation that left).</p>
  */
 final class ForwardQueue {
-    /** Sends one forward of a round; the reply must come back through {@link #replied}. */
+    /** Batches sent and not yet answered in full, at most: enough to keep the peer busy while a reply travels. */
+    static final int WINDOW = 2;
+    /** Forwards in one batch, at most (well under the server's limit of messages per batch). */
+    static final int MAX_BATCH = 256;
+
+    /** Sends a batch of forwards; each one's reply must come back through {@link #replied}. */
     interface Sender {
-        void send(Entry entry, long round);
+        void send(List<Entry> entries, Batch batch);
     }
 
     /** One forward, until the peer takes it. */
@@ -46,27 +57,53 @@ final class ForwardQueue {
         }
     }
 
+    /** Forwards sent together, in one round, until every one of them is answered. */
+    static final class Batch {
+        final long round;
+        private int unanswered;
+
+        Batch(long round, int size) {
+            this.round = round;
+            this.unanswered = size;
+        }
+    }
+
     private final int maxCount;
     private final long maxBytes;
+    private final int maxBatchBytes;
     private final Sender sender;
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+    /** The forwards of this round not sent yet, in order. */
+    private final ArrayDeque<Entry> unsent = new ArrayDeque<>();
     private long bytes;
     private long lastQueued;
     /** Bumped by every reset and every resend: failures of an earlier round are stale. */
     private long round;
-    /** True while new forwards go out at once: the link is connected and nothing is waiting to be resent. */
+    /** Batches of this round sent and not answered in full. */
+    private int inFlight;
+    /** True while forwards go out: the link is connected and nothing is waiting to be resent. */
     private boolean flowing;
     private boolean needsResend;
     private long resent;
+    private long batches;
 
-    ForwardQueue(int maxCount, long maxBytes, Sender sender) {
+    /**
+     * @param maxCount forwards held at most
+     * @param maxBytes bytes held at most
+     * @param maxBatchBytes bytes of messages in one batch at most (a batch has one forward at least, whatever it
+     *                      weighs)
+     * @param sender sends the batches
+     */
+    ForwardQueue(int maxCount, long maxBytes, int maxBatchBytes, Sender sender) {
         this.maxCount = maxCount;
         this.maxBytes = maxBytes;
+        this.maxBatchBytes = maxBatchBytes;
         this.sender = sender;
     }
 
     /**
-     * Queues a forward, and sends it at once if the chain flows.
+     * Queues a forward; it goes at once if the chain flows and fewer than {@value #WINDOW} batches are unanswered,
+     * else with the next batch.
      *
      * @param seq the origin's number for it
      * @param fields origin, channel and message (prev and seq are added)
@@ -85,29 +122,58 @@ final class ForwardQueue {
         entries.addLast(entry);
         bytes += size;
         if (flowing) {
-            entry.sent = true;
-            sender.send(entry, round);
+            unsent.addLast(entry);
+            pump();
         }
         return true;
+    }
+
+    /** Sends batches of the unsent forwards while the window has room. */
+    private void pump() {
+        while (flowing && inFlight < WINDOW && !unsent.isEmpty()) {
+            List<Entry> batch = new ArrayList<>(Math.min(unsent.size(), MAX_BATCH));
+            int batchBytes = 0;
+            while (!unsent.isEmpty() && batch.size() < MAX_BATCH
+                    && (batch.isEmpty() || batchBytes + unsent.peekFirst().bytes <= maxBatchBytes)) {
+                Entry entry = unsent.pollFirst();
+                if (entry.acked) {
+                    continue; // A late "taken" of an earlier round: the peer has it.
+                }
+                batchBytes += entry.bytes;
+                entry.sent = true;
+                batch.add(entry);
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            inFlight++;
+            batches++;
+            // The sender may answer at once (a failure), re-entering replied(): the batch is counted first.
+            sender.send(batch, new Batch(round, batch.size()));
+        }
     }
 
     /**
      * A reply to a forward.
      *
+     * @param batch the batch it was sent in
      * @param entry the forward
-     * @param sentInRound the round it was sent in
      * @param taken whether the peer took it (delivered it now or before)
      */
-    synchronized void replied(Entry entry, long sentInRound, boolean taken) {
+    synchronized void replied(Batch batch, Entry entry, boolean taken) {
         if (taken) {
             entry.acked = true;
             while (!entries.isEmpty() && entries.peekFirst().acked) {
                 bytes -= entries.pollFirst().bytes;
             }
-        } else if (sentInRound == round) {
+        } else if (batch.round == round) {
             // Lost or refused: stop here, and send the rest again from the first one not taken, in order.
             flowing = false;
             needsResend = true;
+        }
+        if (--batch.unanswered == 0 && batch.round == round) {
+            inFlight--;
+            pump();
         }
     }
 
@@ -121,28 +187,30 @@ final class ForwardQueue {
 
     /**
      * The link is connected: sends again, in order, every forward not acknowledged (if the flow had stopped), then lets
-     * new ones go at once.
+     * new ones go as they come.
      *
-     * @return how many forwards were sent again
+     * @return how many forwards are sent again (they had been sent before)
      */
     synchronized int resend() {
         if (flowing) {
             return 0;
         }
         round++;
+        inFlight = 0;
         flowing = true;
-        int count = 0;
         needsResend = false;
+        unsent.clear();
+        int count = 0;
         for (Entry entry : entries) {
             if (!entry.acked) {
                 if (entry.sent) {
                     count++;
                 }
-                entry.sent = true;
-                sender.send(entry, round);
+                unsent.addLast(entry);
             }
         }
         resent += count;
+        pump();
         return count;
     }
 
@@ -164,9 +232,11 @@ final class ForwardQueue {
             }
         }
         entries.clear();
+        unsent.clear();
         bytes = 0;
         lastQueued = 0;
         round++;
+        inFlight = 0;
         needsResend = false;
         return dropped;
     }
@@ -184,6 +254,11 @@ final class ForwardQueue {
     /** @return forwards sent again since the link was made */
     synchronized long resent() {
         return resent;
+    }
+
+    /** @return batches sent since the link was made */
+    synchronized long batches() {
+        return batches;
     }
 
     /** @return the numbers of the forwards held, for tests */

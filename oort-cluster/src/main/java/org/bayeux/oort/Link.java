@@ -1,6 +1,7 @@
 package org.bayeux.oort;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,7 +91,8 @@ final class Link {
                 })
                 .build();
         this.client = new BayeuxClient(clientConfig, resources);
-        this.forwards = new ForwardQueue(config.maxQueue(), config.maxQueueBytes(), this::sendForward);
+        this.forwards = new ForwardQueue(config.maxQueue(), config.maxQueueBytes(), config.maxMessageBytes(),
+                this::sendForwards);
         client.addExtension(new ClientSession.Extension() {
             @Override
             public boolean rcvMeta(ClientSession session, Message.Mutable message) {
@@ -175,14 +177,22 @@ final class Link {
         return forwards.offer(seq, fields, bytes);
     }
 
-    private void sendForward(ForwardQueue.Entry entry, long round) {
-        client.getChannel(Oort.FORWARD_CHANNEL).publish(entry.data, (c, reply) -> {
-            boolean taken = reply != null && reply.isSuccessful();
-            if (taken) {
-                lastAnsweredNanos = System.nanoTime();
+    /** One frame: the client sends the messages published between its start and end of a batch together. */
+    private void sendForwards(List<ForwardQueue.Entry> entries, ForwardQueue.Batch batch) {
+        client.startBatch();
+        try {
+            for (ForwardQueue.Entry entry : entries) {
+                client.getChannel(Oort.FORWARD_CHANNEL).publish(entry.data, (c, reply) -> {
+                    boolean taken = reply != null && reply.isSuccessful();
+                    if (taken) {
+                        lastAnsweredNanos = System.nanoTime();
+                    }
+                    forwards.replied(batch, entry, taken);
+                });
             }
-            forwards.replied(entry, round, taken);
-        });
+        } finally {
+            client.endBatch();
+        }
     }
 
     /** Sends a heartbeat, and measures its round trip from the answer. */

@@ -9,11 +9,21 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ForwardQueueTest {
-    private record Sent(ForwardQueue.Entry entry, long round) {
+    private record Sent(ForwardQueue.Entry entry, ForwardQueue.Batch batch) {
     }
 
     private final List<Sent> sent = new ArrayList<>();
-    private final ForwardQueue queue = new ForwardQueue(3, 100, (entry, round) -> sent.add(new Sent(entry, round)));
+    private final List<List<Long>> frames = new ArrayList<>();
+    private final ForwardQueue queue = new ForwardQueue(3, 100, 1000, this::send);
+
+    private void send(List<ForwardQueue.Entry> entries, ForwardQueue.Batch batch) {
+        frames.add(entries.stream().map(e -> e.seq).toList());
+        entries.forEach(e -> sent.add(new Sent(e, batch)));
+    }
+
+    private void reply(int index, boolean taken) {
+        queue.replied(sent.get(index).batch(), sent.get(index).entry(), taken);
+    }
 
     private static Map<String, Object> fields() {
         return Map.of("origin", "o", "channel", "/c", "message", "{}");
@@ -28,9 +38,9 @@ class ForwardQueueTest {
         assertThat(sent).extracting(s -> s.entry().seq).containsExactly(1L, 2L);
         assertThat(sent).extracting(s -> s.entry().data.get("prev")).containsExactly(0L, 1L);
 
-        queue.replied(sent.get(1).entry(), sent.get(1).round(), true);
+        reply(1, true);
         assertThat(queue.size()).as("2 is taken, but 1 is not yet").isEqualTo(2);
-        queue.replied(sent.get(0).entry(), sent.get(0).round(), true);
+        reply(0, true);
         assertThat(queue.size()).isZero();
         assertThat(queue.bytes()).isZero();
     }
@@ -40,16 +50,16 @@ class ForwardQueueTest {
         queue.resend();
         queue.offer(1, fields(), 10);
         queue.offer(2, fields(), 10);
-        queue.replied(sent.get(0).entry(), sent.get(0).round(), false);
+        reply(0, false);
         queue.offer(3, fields(), 10);
         assertThat(sent).as("3 waits for the resend").hasSize(2);
         // A late "taken" still counts.
-        queue.replied(sent.get(1).entry(), sent.get(1).round(), true);
+        reply(1, true);
 
         assertThat(queue.resend()).as("1 is sent again; 3 for the first time").isEqualTo(1);
         assertThat(sent.subList(2, sent.size())).extracting(s -> s.entry().seq).containsExactly(1L, 3L);
         // A failure from the earlier round is stale: the flow goes on.
-        queue.replied(sent.get(0).entry(), sent.get(0).round(), false);
+        reply(0, false);
         assertThat(queue.needsResend()).isFalse();
         assertThat(queue.resent()).isEqualTo(1);
     }
@@ -62,9 +72,53 @@ class ForwardQueueTest {
         assertThat(queue.offer(3, fields(), 10)).isTrue();
         assertThat(queue.offer(4, fields(), 10)).isTrue();
         assertThat(queue.offer(5, fields(), 1)).as("past 3 forwards").isFalse();
+        assertThat(sent).as("two batches unanswered at most").extracting(s -> s.entry().data.get("prev"))
+                .containsExactly(0L, 1L);
+        reply(0, true);
         assertThat(sent).extracting(s -> s.entry().data.get("prev")).containsExactly(0L, 1L, 3L);
-        assertThat(queue.reset()).as("dropped unacknowledged").isEqualTo(3);
+        assertThat(queue.size()).isEqualTo(2);
+        assertThat(queue.reset()).as("dropped unacknowledged").isEqualTo(2);
         assertThat(queue.offer(6, fields(), 10)).isTrue();
         assertThat(sent.get(sent.size() - 1).entry().prev).as("a new chain").isZero();
+    }
+
+    @Test
+    void whileTheWindowIsFullForwardsWaitAndGoTogetherInTheNextBatch() {
+        ForwardQueue big = new ForwardQueue(1000, 1_000_000, 25, this::send);
+        big.resend();
+        for (long seq = 1; seq <= 7; seq++) {
+            assertThat(big.offer(seq, fields(), 10)).isTrue();
+        }
+        assertThat(frames).as("two batches unanswered at most: 1, then 2, then the rest waits")
+                .containsExactly(List.of(1L), List.of(2L));
+        big.replied(sent.get(1).batch(), sent.get(1).entry(), true);
+        assertThat(frames).as("the window frees up once a batch is answered in full, in any order").hasSize(3);
+        assertThat(frames.get(2)).as("at most 25 bytes a batch (10 each), one forward at least").containsExactly(3L, 4L);
+        assertThat(sent).extracting(s -> s.entry().data.get("prev")).containsExactly(0L, 1L, 2L, 3L);
+        big.replied(sent.get(2).batch(), sent.get(2).entry(), true);
+        assertThat(frames).as("batch 3 has one forward unanswered yet").hasSize(3);
+        big.replied(sent.get(3).batch(), sent.get(3).entry(), true);
+        assertThat(frames.get(3)).containsExactly(5L, 6L);
+        assertThat(big.size()).as("1 unanswered keeps everything after it held").isEqualTo(7);
+        big.replied(sent.get(0).batch(), sent.get(0).entry(), true);
+        assertThat(big.size()).as("5, 6 (unanswered) and 7 (unsent)").isEqualTo(3);
+        assertThat(frames.get(4)).containsExactly(7L);
+        assertThat(big.batches()).isEqualTo(5);
+    }
+
+    @Test
+    void aResendGoesInBatchesThroughTheWindowAndSkipsWhatALateReplyTook() {
+        ForwardQueue big = new ForwardQueue(1000, 1_000_000, 1000, this::send);
+        big.resend();
+        for (long seq = 1; seq <= 4; seq++) {
+            big.offer(seq, fields(), 10);
+        }
+        assertThat(frames).containsExactly(List.of(1L), List.of(2L));
+        big.pause();
+        big.replied(sent.get(1).batch(), sent.get(1).entry(), true); // 2, late but taken
+        big.replied(sent.get(0).batch(), sent.get(0).entry(), false); // 1, lost
+
+        assertThat(big.resend()).as("1 was sent before; 3 and 4 were not").isEqualTo(1);
+        assertThat(frames.subList(2, frames.size())).as("2 was taken: not sent again").containsExactly(List.of(1L, 3L, 4L));
     }
 }
