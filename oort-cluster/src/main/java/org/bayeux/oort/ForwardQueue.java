@@ -18,11 +18,11 @@ import java.util.Map;
  * ({@link #resend}). Replies to sends of an earlier round are told apart by the round number and only count when they
  * say taken.</p>
  *
- * <p>Forwards go out in batches (one WebSocket frame each, one reply per forward), at most {@value #WINDOW} batches
+ * <p>Forwards go out in batches (one message each, with one reply), at most {@value #WINDOW} batches
  * unanswered at a time: while they are, new forwards wait here and go together in the next batch, up to
  * {@value #MAX_BATCH} forwards and {@code oort.maxMessageBytes} of messages. A lightly loaded link sends each forward
- * at once; a busy one sends fewer, fuller frames, paced by how fast its peer answers (the peer handles one frame of a
- * socket at a time, so a frame per forward made it pay its per-frame cost for each of them).</p>
+ * at once; a busy one sends fewer, fuller batches, paced by how fast its peer answers (the peer handles one message of
+ * a socket at a time, so a message per forward made it pay the per-message cost of the engine for each of them).</p>
  *
  * <p>The queue is bounded by {@code oort.maxQueue} forwards and {@code oort.maxQueueBytes}: past it a forward is not
  * queued (the caller counts it), and the next forward's {@code prev} makes the receiver count the numbers skipped as a
@@ -35,9 +35,9 @@ final class ForwardQueue {
     /** Forwards in one batch, at most (well under the server's limit of messages per batch). */
     static final int MAX_BATCH = 256;
 
-    /** Sends a batch of forwards; each one's reply must come back through {@link #replied}. */
+    /** Sends a batch of forwards as one message; its reply must come back through {@link #replied}. */
     interface Sender {
-        void send(List<Entry> entries, Batch batch);
+        void send(Batch batch);
     }
 
     /** One forward, until the peer takes it. */
@@ -57,14 +57,14 @@ final class ForwardQueue {
         }
     }
 
-    /** Forwards sent together, in one round, until every one of them is answered. */
+    /** Forwards sent together as one message, in one round, taken or not as a whole. */
     static final class Batch {
         final long round;
-        private int unanswered;
+        final List<Entry> entries;
 
-        Batch(long round, int size) {
+        Batch(long round, List<Entry> entries) {
             this.round = round;
-            this.unanswered = size;
+            this.entries = entries;
         }
     }
 
@@ -106,7 +106,7 @@ final class ForwardQueue {
      * else with the next batch.
      *
      * @param seq the origin's number for it
-     * @param fields origin, channel and message (prev and seq are added)
+     * @param fields channel and message (prev and seq are added)
      * @param size what it weighs against the byte bound
      * @return false if the queue is full: it was not queued
      */
@@ -149,20 +149,22 @@ final class ForwardQueue {
             inFlight++;
             batches++;
             // The sender may answer at once (a failure), re-entering replied(): the batch is counted first.
-            sender.send(batch, new Batch(round, batch.size()));
+            sender.send(new Batch(round, batch));
         }
     }
 
     /**
-     * A reply to a forward.
+     * The reply to a batch.
      *
-     * @param batch the batch it was sent in
-     * @param entry the forward
-     * @param taken whether the peer took it (delivered it now or before)
+     * @param batch the batch
+     * @param taken whether the peer took every forward of it (delivered now or before); if not, it may have taken the
+     *              first ones, and answers them as taken (duplicates) when they are resent
      */
-    synchronized void replied(Batch batch, Entry entry, boolean taken) {
+    synchronized void replied(Batch batch, boolean taken) {
         if (taken) {
-            entry.acked = true;
+            for (Entry entry : batch.entries) {
+                entry.acked = true;
+            }
             while (!entries.isEmpty() && entries.peekFirst().acked) {
                 bytes -= entries.pollFirst().bytes;
             }
@@ -171,7 +173,7 @@ final class ForwardQueue {
             flowing = false;
             needsResend = true;
         }
-        if (--batch.unanswered == 0 && batch.round == round) {
+        if (batch.round == round) {
             inFlight--;
             pump();
         }

@@ -1,6 +1,7 @@
 package org.bayeux.oort;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -91,7 +92,8 @@ final class Link {
                 })
                 .build();
         this.client = new BayeuxClient(clientConfig, resources);
-        this.forwards = new ForwardQueue(config.maxQueue(), config.maxQueueBytes(), config.maxMessageBytes(),
+        // Half the message limit for a batch: the messages travel as JSON strings, escaped.
+        this.forwards = new ForwardQueue(config.maxQueue(), config.maxQueueBytes(), config.maxMessageBytes() / 2,
                 this::sendForwards);
         client.addExtension(new ClientSession.Extension() {
             @Override
@@ -177,22 +179,22 @@ final class Link {
         return forwards.offer(seq, fields, bytes);
     }
 
-    /** One frame: the client sends the messages published between its start and end of a batch together. */
-    private void sendForwards(List<ForwardQueue.Entry> entries, ForwardQueue.Batch batch) {
-        client.startBatch();
-        try {
-            for (ForwardQueue.Entry entry : entries) {
-                client.getChannel(Oort.FORWARD_CHANNEL).publish(entry.data, (c, reply) -> {
-                    boolean taken = reply != null && reply.isSuccessful();
-                    if (taken) {
-                        lastAnsweredNanos = System.nanoTime();
-                    }
-                    forwards.replied(batch, entry, taken);
-                });
-            }
-        } finally {
-            client.endBatch();
+    /**
+     * One message for the whole batch, with this link's incarnation as the origin of every forward in it, and one
+     * reply: taken if the peer took every forward.
+     */
+    private void sendForwards(ForwardQueue.Batch batch) {
+        List<Map<String, Object>> list = new ArrayList<>(batch.entries.size());
+        for (ForwardQueue.Entry entry : batch.entries) {
+            list.add(entry.data);
         }
+        client.getChannel(Oort.FORWARD_CHANNEL).publish(Map.of("origin", selfId, "forwards", list), (c, reply) -> {
+            boolean taken = reply != null && reply.isSuccessful();
+            if (taken) {
+                lastAnsweredNanos = System.nanoTime();
+            }
+            forwards.replied(batch, taken);
+        });
     }
 
     /** Sends a heartbeat, and measures its round trip from the answer. */

@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Forwarding: a message published here on an observed channel is queued on the link to every joined peer, with
  * this node's incarnation as its origin, a sequence number of that incarnation, and the number queued before it on
- * that link ({@link ForwardQueue}). The peer delivers it to its own subscribers (only if it observes the channel too)
+ * that link ({@link ForwardQueue}, which sends what it holds in batches, one message each). The peer delivers it to
+ * its own subscribers (only if it observes the channel too)
  * only in that order ({@link OriginSequences}), answers a number it delivered already as taken, and refuses one whose
  * predecessor is missing; the link keeps what is not taken and resends it, in order, when it is connected again. A
  * peer never sends a forward on: one hop, so the mesh must be full and no glob, {@code /**} included, can make a
@@ -219,7 +220,7 @@ public final class Oort implements Cluster {
         // and the numbering change together when the node takes a new incarnation.
         synchronized (sendLock) {
             long number = ++sequence;
-            Map<String, Object> fields = Map.of("origin", id, "channel", message.channel(), "message", json);
+            Map<String, Object> fields = Map.of("channel", message.channel(), "message", json);
             int bytes = message.json().length;
             for (Link link : membership.joinedLinks()) {
                 if (!link.selfId().equals(id)) {
@@ -406,12 +407,10 @@ public final class Oort implements Cluster {
             if (peer == null || target == null || !(message.getData() instanceof Map<?, ?> data)) {
                 return false;
             }
-            if (!(data.get("origin") instanceof String origin) || !(data.get("seq") instanceof Number number)
-                    || !(data.get("prev") instanceof Number prev)
-                    || !(data.get("channel") instanceof String forwardedChannel)
-                    || !(data.get("message") instanceof String json) || !origin.equals(peer.id())) {
+            if (!(data.get("origin") instanceof String origin) || !(data.get("forwards") instanceof List<?> forwards)
+                    || !origin.equals(peer.id())) {
                 // One hop: a peer only ever sends its own messages.
-                LOG.warn("Oort node {} sent a forward that is not its own message or not well formed: dropped",
+                LOG.warn("Oort node {} sent forwards that are not its own messages or not well formed: dropped",
                         peer.id());
                 return false;
             }
@@ -421,7 +420,28 @@ public final class Oort implements Cluster {
                 return false;
             }
             membership.heard(origin);
-            OriginSequences.Verdict verdict = sequences.accept(origin, number.longValue(), prev.longValue(), () -> {
+            // Taken as a whole or not: past a refusal, every later forward of the chain would be refused too.
+            OriginSequences.Verdict verdict = OriginSequences.Verdict.DELIVER;
+            for (Object item : forwards) {
+                verdict = accept(origin, item, target);
+                if (verdict == OriginSequences.Verdict.OUT_OF_ORDER) {
+                    break;
+                }
+            }
+            // Read by PeerReplies, which makes the reply say taken or refused.
+            message.put(PeerReplies.VERDICT_FIELD, verdict);
+            return false;
+        }
+
+        private OriginSequences.Verdict accept(String origin, Object item, ClusterNode target) {
+            if (!(item instanceof Map<?, ?> forward) || !(forward.get("seq") instanceof Number number)
+                    || !(forward.get("prev") instanceof Number prev)
+                    || !(forward.get("channel") instanceof String forwardedChannel)
+                    || !(forward.get("message") instanceof String json)) {
+                LOG.warn("Oort node {} sent a forward that is not well formed: refused", origin);
+                return OriginSequences.Verdict.OUT_OF_ORDER;
+            }
+            return sequences.accept(origin, number.longValue(), prev.longValue(), () -> {
                 if (!isObserved(forwardedChannel)) {
                     stats.notObserved.increment();
                     return;
@@ -433,9 +453,6 @@ public final class Oort implements Cluster {
                     LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
                 }
             });
-            // Read by PeerReplies, which makes the reply say taken or refused.
-            message.put(PeerReplies.VERDICT_FIELD, verdict);
-            return false;
         }
     }
 

@@ -85,7 +85,7 @@ class OortForwardingTest {
         await().atMost(WAIT).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
         List<Object> onB = b.subscribe("/burst/room");
         LocalSession speaker = a.connected("speaker");
-        int count = 5_000;
+        int count = Integer.getInteger("burst.count", 5_000);
         long start = System.nanoTime();
         for (int i = 1; i <= count; i++) {
             // Without waiting for replies: the link's queue takes them faster than the peer answers.
