@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 /**
  * The forwards of one link that the peer has not acknowledged yet, in the order they were numbered: the chain that
@@ -18,11 +19,11 @@ import java.util.Map;
  * ({@link #resend}). Replies to sends of an earlier round are told apart by the round number and only count when they
  * say taken.</p>
  *
- * <p>Forwards go out in batches (one message each, with one reply), at most {@value #WINDOW} batches
- * unanswered at a time: while they are, new forwards wait here and go together in the next batch, up to
- * {@value #MAX_BATCH} forwards and {@code oort.maxMessageBytes} of messages. A lightly loaded link sends each forward
- * at once; a busy one sends fewer, fuller batches, paced by how fast its peer answers (the peer handles one message of
- * a socket at a time, so a message per forward made it pay the per-message cost of the engine for each of them).</p>
+ * <p>Forwards go out in batches (one message each, with one reply), at most {@value #WINDOW} batches unanswered at
+ * a time (one over long-polling): while they are, new forwards wait here and go together in the next batch, up to
+ * {@value #MAX_BATCH} forwards and a byte bound of messages. A lightly loaded link sends each forward at once; a busy
+ * one sends fewer, fuller batches, paced by how fast its peer answers (the peer handles one message of a socket at a
+ * time, so a message per forward made it pay the per-message cost of the engine for each of them).</p>
  *
  * <p>The queue is bounded by {@code oort.maxQueue} forwards and {@code oort.maxQueueBytes}: past it a forward is not
  * queued (the caller counts it), and the next forward's {@code prev} makes the receiver count the numbers skipped as a
@@ -30,7 +31,10 @@ import java.util.Map;
  * incarnation that left).</p>
  */
 final class ForwardQueue {
-    /** Batches sent and not yet answered in full, at most: enough to keep the peer busy while a reply travels. */
+    /**
+     * Batches sent and not yet answered, at most, over WebSocket: enough to keep the peer busy while a reply travels.
+     * Over long-polling one: two requests in flight may overtake each other, and the second would be refused.
+     */
     static final int WINDOW = 2;
     /** Forwards in one batch, at most (well under the server's limit of messages per batch). */
     static final int MAX_BATCH = 256;
@@ -72,6 +76,7 @@ final class ForwardQueue {
     private final long maxBytes;
     private final int maxBatchBytes;
     private final Sender sender;
+    private final IntSupplier window;
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
     /** The forwards of this round not sent yet, in order. */
     private final ArrayDeque<Entry> unsent = new ArrayDeque<>();
@@ -92,9 +97,11 @@ final class ForwardQueue {
      * @param maxBytes bytes held at most
      * @param maxBatchBytes bytes of messages in one batch at most (a batch has one forward at least, whatever it
      *                      weighs)
+     * @param window how many batches may be unanswered at a time now ({@link #WINDOW} or 1)
      * @param sender sends the batches
      */
-    ForwardQueue(int maxCount, long maxBytes, int maxBatchBytes, Sender sender) {
+    ForwardQueue(int maxCount, long maxBytes, int maxBatchBytes, IntSupplier window, Sender sender) {
+        this.window = window;
         this.maxCount = maxCount;
         this.maxBytes = maxBytes;
         this.maxBatchBytes = maxBatchBytes;
@@ -130,7 +137,7 @@ final class ForwardQueue {
 
     /** Sends batches of the unsent forwards while the window has room. */
     private void pump() {
-        while (flowing && inFlight < WINDOW && !unsent.isEmpty()) {
+        while (flowing && inFlight < window.getAsInt() && !unsent.isEmpty()) {
             List<Entry> batch = new ArrayList<>(Math.min(unsent.size(), MAX_BATCH));
             int batchBytes = 0;
             while (!unsent.isEmpty() && batch.size() < MAX_BATCH

@@ -94,6 +94,7 @@ final class Link {
         this.client = new BayeuxClient(clientConfig, resources);
         // Half the message limit for a batch: the messages travel as JSON strings, escaped.
         this.forwards = new ForwardQueue(config.maxQueue(), config.maxQueueBytes(), config.maxMessageBytes() / 2,
+                () -> ClientTransport.WEBSOCKET.equals(client.getTransportName()) ? ForwardQueue.WINDOW : 1,
                 this::sendForwards);
         client.addExtension(new ClientSession.Extension() {
             @Override
@@ -150,6 +151,11 @@ final class Link {
     /** @return the client's state */
     BayeuxClient.State state() {
         return state;
+    }
+
+    /** @return the name of the transport the link's client uses now */
+    String transportName() {
+        return client.getTransportName();
     }
 
     /** @return whether the link's session is connected now */

@@ -14,7 +14,7 @@ class ForwardQueueTest {
 
     private final List<Sent> sent = new ArrayList<>();
     private final List<List<Long>> frames = new ArrayList<>();
-    private final ForwardQueue queue = new ForwardQueue(3, 100, 1000, this::send);
+    private final ForwardQueue queue = new ForwardQueue(3, 100, 1000, () -> ForwardQueue.WINDOW, this::send);
 
     private void send(ForwardQueue.Batch batch) {
         frames.add(batch.entries.stream().map(e -> e.seq).toList());
@@ -85,7 +85,7 @@ class ForwardQueueTest {
 
     @Test
     void whileTheWindowIsFullForwardsWaitAndGoTogetherInTheNextBatch() {
-        ForwardQueue big = new ForwardQueue(1000, 1_000_000, 25, this::send);
+        ForwardQueue big = new ForwardQueue(1000, 1_000_000, 25, () -> ForwardQueue.WINDOW, this::send);
         big.resend();
         for (long seq = 1; seq <= 7; seq++) {
             assertThat(big.offer(seq, fields(), 10)).isTrue();
@@ -107,7 +107,7 @@ class ForwardQueueTest {
 
     @Test
     void aResendGoesInBatchesThroughTheWindowAndSkipsWhatALateReplyTook() {
-        ForwardQueue big = new ForwardQueue(1000, 1_000_000, 1000, this::send);
+        ForwardQueue big = new ForwardQueue(1000, 1_000_000, 1000, () -> ForwardQueue.WINDOW, this::send);
         big.resend();
         for (long seq = 1; seq <= 4; seq++) {
             big.offer(seq, fields(), 10);

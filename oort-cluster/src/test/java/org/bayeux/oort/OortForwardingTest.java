@@ -15,6 +15,7 @@ import org.bayeux.api.Message;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.transport.http.TransportConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -78,8 +79,21 @@ class OortForwardingTest {
 
     @Test
     void aBurstCrossesTheLinkInOrderInFewerBatchesThanMessages() throws Exception {
-        OortTestNode a = node();
-        OortTestNode b = node();
+        assertThat(burst(node(), node())).isEqualTo(ClientTransport.WEBSOCKET);
+    }
+
+    @Test
+    void aBurstCrossesLinksOverLongPollingInOrder() throws Exception {
+        TransportConfig noWebSocket = TransportConfig.builder().set(TransportConfig.WEBSOCKET, false).build();
+        OortTestNode a = new OortTestNode(noWebSocket);
+        closeables.add(a);
+        OortTestNode b = new OortTestNode(noWebSocket);
+        closeables.add(b);
+        assertThat(burst(a, b)).isEqualTo(ClientTransport.LONG_POLLING);
+    }
+
+    /** @return the transport the link used */
+    private String burst(OortTestNode a, OortTestNode b) throws Exception {
         b.start(oort -> oort.channels(List.of("/burst/**")));
         a.start(oort -> oort.seeds(List.of(b.url)).channels(List.of("/burst/**")));
         await().atMost(WAIT).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
@@ -105,7 +119,9 @@ class OortForwardingTest {
         assertThat(batches).as("batches for %d forwards", count).isLessThan(count);
         assertThat(b.oort.stats().duplicates() + b.oort.stats().gaps() + b.oort.stats().outOfOrder()).isZero();
         await().atMost(WAIT).until(() -> link.forwards().size() == 0);
-        System.out.printf("burst: %d forwards in %d batches, all delivered in %d ms%n", count, batches, millis);
+        System.out.printf("burst over %s: %d forwards in %d batches, all delivered in %d ms%n",
+                link.transportName(), count, batches, millis);
+        return link.transportName();
     }
 
     @Test

@@ -52,6 +52,16 @@ final class OortTestNode implements AutoCloseable {
      *                pausing it cuts every link into the node); a new one unless {@code given}
      */
     OortTestNode(int wantedPort, PausableProxy given, boolean proxied) throws Exception {
+        this(wantedPort, given, proxied, TransportConfig.defaults());
+    }
+
+    /** Binds any free port and serves the given transports, but starts nothing. */
+    OortTestNode(TransportConfig transports) throws Exception {
+        this(0, null, false, transports);
+    }
+
+    private OortTestNode(int wantedPort, PausableProxy given, boolean proxied, TransportConfig transports)
+            throws Exception {
         ServerConnector connector = new ServerConnector(jetty);
         connector.setHost("127.0.0.1");
         connector.setPort(wantedPort);
@@ -60,7 +70,7 @@ final class OortTestNode implements AutoCloseable {
         port = connector.getLocalPort();
         proxy = given != null ? given : proxied ? new PausableProxy(port) : null;
         url = "http://127.0.0.1:" + (proxy == null ? port : proxy.port()) + "/bayeux";
-        BayeuxEndpoint.mount(jetty, "/bayeux", engine, TransportConfig.defaults());
+        BayeuxEndpoint.mount(jetty, "/bayeux", engine, transports);
         engine.addClusterListener(new ClusterListener() {
             @Override
             public void joined(ClusterMember member) {
