@@ -7,8 +7,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
+import org.bayeux.api.server.LocalSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +34,11 @@ class OortPartitionTest {
     }
 
     private List<OortTestNode> mesh() throws Exception {
+        return mesh(oort -> { });
+    }
+
+    /** Three nodes behind proxies, {@code beforeStart} given each node before it starts (Seti, objects). */
+    private List<OortTestNode> mesh(Consumer<Oort> beforeStart) throws Exception {
         List<OortTestNode> nodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             OortTestNode node = OortTestNode.behindProxy();
@@ -39,7 +47,8 @@ class OortPartitionTest {
         }
         String seed = nodes.get(0).url;
         for (OortTestNode node : nodes) {
-            node.start(oort -> oort.seeds(List.of(seed)).heartbeatInterval(HEARTBEAT).peerTimeout(TIMEOUT));
+            node.start(oort -> oort.seeds(List.of(seed)).heartbeatInterval(HEARTBEAT).peerTimeout(TIMEOUT),
+                    beforeStart);
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> agree(nodes));
         return nodes;
@@ -130,6 +139,56 @@ class OortPartitionTest {
         for (OortTestNode node : nodes) {
             assertThat(node.joined).extracting(member -> member.id()).doesNotHaveDuplicates();
             assertThat(node.left).extracting(member -> member.id()).doesNotHaveDuplicates();
+        }
+    }
+
+    @Test
+    void setiAndMapsAgreeAgainAfterATwoWayPartitionWithChangesOnEverySide() throws Exception {
+        List<Seti> setis = new ArrayList<>();
+        List<OortMap<Object>> maps = new ArrayList<>();
+        List<OortTestNode> nodes = mesh(oort -> {
+            setis.add(new Seti(oort));
+            maps.add(OortMap.create(oort, "partitioned"));
+        });
+        List<LocalSession> users = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            users.add(nodes.get(i).connected("user" + i));
+            assertThat(setis.get(i).associate("user" + i, users.get(i).getServerSession())).isTrue();
+            maps.get(i).put("node" + i, "before");
+        }
+        Set<String> everyone = Set.of("user0", "user1", "user2");
+        await().atMost(HEAL).until(() -> setis.stream().allMatch(seti -> seti.userIds().equals(everyone))
+                && maps.stream().allMatch(map -> map.getMerged().size() == 3));
+
+        nodes.forEach(node -> node.proxy.pause());
+        await().atMost(TIMEOUT.plusSeconds(2)).until(() -> nodes.stream().allMatch(node -> node.memberIds().isEmpty()));
+        for (int i = 0; i < 3; i++) {
+            int self = i;
+            await().atMost(HEAL).until(() -> setis.get(self).userIds().equals(Set.of("user" + self)));
+            // Changes on every side while apart: a user leaves A, one more arrives on C, every part changes.
+            maps.get(i).put("node" + i, "during");
+        }
+        assertThat(setis.get(0).disassociate("user0", users.get(0).getServerSession())).isTrue();
+        assertThat(setis.get(2).associate("late", nodes.get(2).connected("late").getServerSession())).isTrue();
+        maps.get(1).put("only-b", "during");
+
+        nodes.forEach(node -> node.proxy.resume());
+        await().atMost(HEAL).until(() -> agree(nodes));
+        Map<String, Object> merged = Map.of("node0", "during", "node1", "during", "node2", "during",
+                "only-b", "during");
+        await().atMost(HEAL).until(() -> maps.stream().allMatch(map -> map.getMerged().equals(merged)));
+        Set<String> after = Set.of("user1", "user2", "late");
+        await().atMost(HEAL).until(() -> setis.stream().allMatch(seti -> seti.userIds().equals(after)));
+        Map<String, Integer> homes = Map.of("user1", 1, "user2", 2, "late", 2);
+        for (int i = 0; i < 3; i++) {
+            for (Map.Entry<String, Integer> home : homes.entrySet()) {
+                if (home.getValue() != i) {
+                    // At its node's incarnation of now, and nowhere else.
+                    assertThat(setis.get(i).membersOf(home.getKey())).extracting(member -> member.id())
+                            .as("%s seen from node %d", home.getKey(), i)
+                            .containsExactly(nodes.get(home.getValue()).oort.id());
+                }
+            }
         }
     }
 }
