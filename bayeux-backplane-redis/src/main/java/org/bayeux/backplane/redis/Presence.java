@@ -128,6 +128,7 @@ final class Presence implements SubscriptionListener {
     private final AtomicLong joinsDeferred = new AtomicLong();
     private final AtomicLong leavesDeferred = new AtomicLong();
     private final AtomicLong roundsCut = new AtomicLong();
+    private final AtomicLong rounds = new AtomicLong();
     /** The counts at the last round's log line, so that a round logs what happened since. Timer thread only. */
     private long joinsLogged;
     private long leavesLogged;
@@ -206,6 +207,11 @@ final class Presence implements SubscriptionListener {
     /** @return refresh-and-sweep rounds that stopped before their end for want of budget, since the start */
     long roundsCut() {
         return roundsCut.get();
+    }
+
+    /** @return refresh-and-sweep rounds run (to their end or not), since the start */
+    long rounds() {
+        return rounds.get();
     }
 
     /** @return presence commands in flight now */
@@ -300,6 +306,7 @@ final class Presence implements SubscriptionListener {
         if (cut) {
             roundsCut.incrementAndGet();
         }
+        rounds.incrementAndGet();
         long joins = joinsDeferred.get();
         long leaves = leavesDeferred.get();
         if (cut || joins != joinsLogged || leaves != leavesLogged) {
