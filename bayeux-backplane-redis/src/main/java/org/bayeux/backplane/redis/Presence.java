@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * hash of session id to node id and a sorted set of each session's expiry time, in the channel's shard slot. This node
  * writes its sessions' subscriptions as they happen and refreshes them every third of
  * {@link RedisBackplaneConfig#PRESENCE_TTL}, one script call per channel and {@value #REFRESH_CHUNK} sessions, every
- * presence command counted against a budget of commands in flight ({@link #budget(int)}); a node that dies stops refreshing, and the first sweep after the TTL (every
- * node sweeps every channel with presence at each refresh) removes its entries. Joins and leaves, the expired ones
+ * presence command counted against a budget of commands in flight ({@link #budget(int)}); a node that dies stops
+ * refreshing, and the first sweep after the TTL (every node sweeps every channel with presence at each refresh)
+ * removes its entries. Joins and leaves, the expired ones
  * included, are appended to the channel's fan-out stream by the same scripts, so every node tells its
  * {@link PresenceListener}s of each one once, in the channel's order.
  */
