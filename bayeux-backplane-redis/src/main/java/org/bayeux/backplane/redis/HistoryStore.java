@@ -141,9 +141,11 @@ final class HistoryStore {
     /**
      * Runs a script by its digest, and by its text once if Redis does not have it (after a restart or a flush).
      * Cancelling the returned future cancels the command in flight, so that one still queued in Lettuce is not sent
-     * after a reconnect.
+     * after a reconnect. Package-visible: {@code Presence} runs its scripts the same way.
+     *
+     * @param sha the script's digest, {@link #sha1}
      */
-    private static <T> CompletableFuture<T> run(RedisLink.Connection connection, String script,
+    static <T> CompletableFuture<T> run(RedisLink.Connection connection, String script,
             String sha, ScriptOutputType type, String[] keys, byte[]... args) {
         CompletableFuture<T> result = new CompletableFuture<>();
         RedisFuture<T> first = connection.async().evalsha(sha, type, keys, args);
@@ -186,7 +188,8 @@ final class HistoryStore {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static String sha1(String script) {
+    /** @return the SHA-1 digest of a script, in hex: what {@code EVALSHA} names it by */
+    static String sha1(String script) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
                     .digest(script.getBytes(StandardCharsets.UTF_8)));

@@ -1,6 +1,8 @@
 package org.bayeux.backplane.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +11,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.ScriptOutputType;
 import org.bayeux.api.ChannelId;
@@ -26,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * Who is subscribed to which plain channel, across nodes, kept in Redis with expiry (Centrifugo-style): per channel a
  * hash of session id to node id and a sorted set of each session's expiry time, in the channel's shard slot. This node
  * writes its sessions' subscriptions as they happen and refreshes them every third of
- * {@link RedisBackplaneConfig#PRESENCE_TTL}; a node that dies stops refreshing, and the first sweep after the TTL (every
- * node sweeps every channel with presence at each refresh) removes its entries. Joins and leaves, the expired ones
+ * {@link RedisBackplaneConfig#PRESENCE_TTL}, one script call per channel and {@value #REFRESH_CHUNK} sessions, every
+ * presence command counted against a budget of commands in flight ({@link #budget(int)}); a node that dies stops
+ * refreshing, and the first sweep after the TTL (every node sweeps every channel with presence at each refresh)
+ * removes its entries. Joins and leaves, the expired ones
  * included, are appended to the channel's fan-out stream by the same scripts, so every node tells its
  * {@link PresenceListener}s of each one once, in the channel's order.
  */
@@ -37,14 +45,25 @@ final class Presence implements SubscriptionListener {
     static final String EVENT_FIELD = "p";
     private static final String NOW = "local t = redis.call('TIME')\n"
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
-    /** KEYS: hash, expiry set, channel set, fan-out. ARGV: session, node, ttl ms, channel, fan-out max length. */
+    /**
+     * KEYS: hash, expiry set, channel set, fan-out. ARGV: node, ttl ms, channel, fan-out max length, then one or more
+     * sessions. For each session: a new expiry, and the entry (re-)added, with a {@code join} event only if it is new.
+     * Both a join (one session) and a refresh (a chunk of a channel's sessions) run it. Returns how many were new.
+     */
     private static final String JOIN = NOW
-            + "local new = redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
-            + "redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])\n"
-            + "redis.call('SADD', KEYS[3], ARGV[4])\n"
-            + "if new == 1 then redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[5], '*', 'p', 'join', 'c', ARGV[4],"
-            + " 's', ARGV[1], 'n', ARGV[2]) end\n"
-            + "return new";
+            + "local added = 0\n"
+            + "for i = 5, #ARGV do\n"
+            + "  local session = ARGV[i]\n"
+            + "  local new = redis.call('HSET', KEYS[1], session, ARGV[1])\n"
+            + "  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), session)\n"
+            + "  if new == 1 then\n"
+            + "    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'p', 'join', 'c', ARGV[3], 's', session,"
+            + " 'n', ARGV[1])\n"
+            + "    added = added + 1\n"
+            + "  end\n"
+            + "end\n"
+            + "redis.call('SADD', KEYS[3], ARGV[3])\n"
+            + "return added";
     /** KEYS: hash, expiry set, fan-out. ARGV: session, channel, fan-out max length. */
     private static final String LEAVE = "local node = redis.call('HGET', KEYS[1], ARGV[1])\n"
             + "redis.call('ZREM', KEYS[2], ARGV[1])\n"
@@ -77,6 +96,18 @@ final class Presence implements SubscriptionListener {
             + "end\n"
             + "return result";
 
+    private static final String JOIN_SHA = HistoryStore.sha1(JOIN);
+    private static final String LEAVE_SHA = HistoryStore.sha1(LEAVE);
+    private static final String SWEEP_SHA = HistoryStore.sha1(SWEEP);
+    private static final String MEMBERS_SHA = HistoryStore.sha1(MEMBERS);
+    /**
+     * The most sessions one refresh call carries: a channel's sessions of this node go in calls of at most this many,
+     * so that one call's script stays short (Redis runs nothing else meanwhile) and its reply small.
+     */
+    static final int REFRESH_CHUNK = 200;
+    /** The cap of {@link #budget(int)}. */
+    static final int MAX_BUDGET = 1000;
+
     private final RedisBackplane backplane;
     private final StreamShards shards;
     private final RedisBackplaneConfig config;
@@ -89,6 +120,22 @@ final class Presence implements SubscriptionListener {
      * waiting for Redis): a refresh then never re-adds, after its leave, a subscription that just ended.
      */
     private final Object updates = new Object();
+    /**
+     * Presence commands in flight on the publishing connection, at most {@link #budget(int)}: see {@link #budget}.
+     * A permit is taken before a script is sent and given back when Redis answers (or the command fails).
+     */
+    private final Semaphore inFlight;
+    private final int budget;
+    private final AtomicLong joinsDeferred = new AtomicLong();
+    private final AtomicLong leavesDeferred = new AtomicLong();
+    private final AtomicLong roundsCut = new AtomicLong();
+    private final AtomicLong rounds = new AtomicLong();
+    /** The counts at the last round's log line, so that a round logs what happened since. Timer thread only. */
+    private long joinsLogged;
+    private long leavesLogged;
+    /** Where the last round stopped for want of budget (a channel name, a shard), or null / 0. Timer thread only. */
+    private String refreshFrom;
+    private int sweepFrom;
     private volatile ScheduledExecutorService timer;
 
     Presence(RedisBackplane backplane, StreamShards shards, RedisBackplaneConfig config, String nodeId) {
@@ -96,6 +143,30 @@ final class Presence implements SubscriptionListener {
         this.shards = shards;
         this.config = config;
         this.nodeId = nodeId;
+        this.budget = budget(config.maxPendingPublishes());
+        this.inFlight = new Semaphore(budget);
+    }
+
+    /**
+     * How many presence commands (joins, leaves, refresh and sweep calls) may be in flight at once: a quarter of
+     * {@link RedisBackplaneConfig#MAX_PENDING_PUBLISHES}, at most {@value #MAX_BUDGET}, at least 1.
+     *
+     * <p>Why a budget on the publishing connection rather than a connection of its own: presence scripts append
+     * their join and leave events to the same fan-out streams as the publishes, and one connection keeps a node's
+     * presence changes and publishes in the order it made them; a second connection would also double the
+     * reconnect handling {@code RedisBackplane} does for the one it has, and would not spare Redis the work (Redis
+     * runs one script at a time, whichever connection sent it). What starved publishes was the count of commands
+     * queued at once (10,000 refresh scripts filling Lettuce's request queue, bounded by {@code
+     * maxPendingPublishes}): with a refresh call per channel, and this budget, which {@link RedisLink} adds to that
+     * queue's size, presence never takes a publish's place in it. Over the budget a join is left to the next
+     * refresh (which re-adds it), a leave to expiry (the sweep emits it after the TTL), and a refresh or sweep
+     * round waits for permits until its period is over, then stops (the next round starts where it stopped).</p>
+     *
+     * @param maxPendingPublishes {@link RedisBackplaneConfig#maxPendingPublishes()}
+     * @return the budget
+     */
+    static int budget(int maxPendingPublishes) {
+        return Math.max(1, Math.min(MAX_BUDGET, maxPendingPublishes / 4));
     }
 
     void start() {
@@ -104,9 +175,13 @@ final class Presence implements SubscriptionListener {
             thread.setDaemon(true);
             return thread;
         });
-        long period = Math.max(1, config.presenceTtl().toMillis() / 3);
+        long period = period();
         scheduler.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.MILLISECONDS);
         timer = scheduler;
+    }
+
+    private long period() {
+        return Math.max(1, config.presenceTtl().toMillis() / 3);
     }
 
     void stop() {
@@ -118,6 +193,31 @@ final class Presence implements SubscriptionListener {
 
     List<PresenceListener> listeners() {
         return listeners;
+    }
+
+    /** @return joins not sent for want of budget (left to the next refresh), since the start */
+    long joinsDeferred() {
+        return joinsDeferred.get();
+    }
+
+    /** @return leaves not sent for want of budget (left to expiry), since the start */
+    long leavesDeferred() {
+        return leavesDeferred.get();
+    }
+
+    /** @return refresh-and-sweep rounds that stopped before their end for want of budget, since the start */
+    long roundsCut() {
+        return roundsCut.get();
+    }
+
+    /** @return refresh-and-sweep rounds run (to their end or not), since the start */
+    long rounds() {
+        return rounds.get();
+    }
+
+    /** @return presence commands in flight now */
+    int inFlight() {
+        return budget - inFlight.availablePermits();
     }
 
     private static boolean tracked(ServerChannel channel) {
@@ -133,7 +233,15 @@ final class Presence implements SubscriptionListener {
         String name = channel.getId();
         synchronized (updates) {
             local.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(session.getId());
-            join(name, session.getId());
+            RedisLink.Connection connection = backplane.connection();
+            if (connection == null) {
+                return;
+            }
+            if (!inFlight.tryAcquire()) {
+                joinsDeferred.incrementAndGet();
+                return;
+            }
+            send(connection, JOIN, JOIN_SHA, joinKeys(name), joinArgs(name, List.of(session.getId())));
         }
     }
 
@@ -149,50 +257,161 @@ final class Presence implements SubscriptionListener {
                 return sessions.isEmpty() ? null : sessions;
             });
             RedisLink.Connection connection = backplane.connection();
-            if (connection != null) {
-                run(connection, LEAVE, new String[] {shards.presenceKeyOf(name), shards.presenceExpiryKeyOf(name),
-                    shards.keyOf(name)}, session.getId(), name, Integer.toString(config.streamMaxLength()));
-            }
-        }
-    }
-
-    private void join(String channel, String session) {
-        RedisLink.Connection connection = backplane.connection();
-        if (connection != null) {
-            run(connection, JOIN, new String[] {shards.presenceKeyOf(channel), shards.presenceExpiryKeyOf(channel),
-                shards.presenceChannelsKey(channel), shards.keyOf(channel)}, session, nodeId,
-                    Long.toString(config.presenceTtl().toMillis()), channel,
-                    Integer.toString(config.streamMaxLength()));
-        }
-    }
-
-    /** Refreshes this node's entries (re-adding any Redis lost), then sweeps every channel with presence. */
-    private void refresh() {
-        try {
-            local.forEach((channel, sessions) -> sessions.forEach(session -> {
-                synchronized (updates) {
-                    if (sessions.contains(session)) {
-                        join(channel, session);
-                    }
-                }
-            }));
-            RedisLink.Connection connection = backplane.connection();
             if (connection == null) {
                 return;
             }
-            for (int shard = 0; shard < shards.count(); shard++) {
-                connection.async().smembers(shards.presenceChannelsKeyOf(shard)).thenAccept(channels -> {
-                    for (byte[] raw : channels) {
-                        String channel = new String(raw, StandardCharsets.UTF_8);
-                        run(connection, SWEEP, new String[] {shards.presenceKeyOf(channel),
-                            shards.presenceExpiryKeyOf(channel), shards.presenceChannelsKey(channel),
-                            shards.keyOf(channel)}, channel, Integer.toString(config.streamMaxLength()));
-                    }
-                });
+            if (!inFlight.tryAcquire()) {
+                leavesDeferred.incrementAndGet();
+                return;
             }
-        } catch (RuntimeException failure) {
+            send(connection, LEAVE, LEAVE_SHA, new String[] {shards.presenceKeyOf(name),
+                shards.presenceExpiryKeyOf(name), shards.keyOf(name)}, List.of(session.getId(), name,
+                    Integer.toString(config.streamMaxLength())));
+        }
+    }
+
+    private String[] joinKeys(String channel) {
+        return new String[] {shards.presenceKeyOf(channel), shards.presenceExpiryKeyOf(channel),
+            shards.presenceChannelsKey(channel), shards.keyOf(channel)};
+    }
+
+    private List<String> joinArgs(String channel, List<String> sessions) {
+        List<String> args = new ArrayList<>(4 + sessions.size());
+        args.add(nodeId);
+        args.add(Long.toString(config.presenceTtl().toMillis()));
+        args.add(channel);
+        args.add(Integer.toString(config.streamMaxLength()));
+        args.addAll(sessions);
+        return args;
+    }
+
+    /**
+     * One round, on the timer thread: refreshes this node's entries (re-adding any Redis lost), one call per channel
+     * and {@value #REFRESH_CHUNK} sessions, then sweeps every channel with presence; within the budget, waiting for
+     * permits until the period is over.
+     */
+    private void refresh() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(period());
+        boolean cut = false;
+        try {
+            RedisLink.Connection connection = backplane.connection();
+            if (connection != null) {
+                cut = !refreshOwn(connection, deadline) || !sweep(connection, deadline);
+            }
+        } catch (InterruptedException stopped) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (RuntimeException | ExecutionException | TimeoutException failure) {
             LOG.debug("Presence refresh failed: {}", failure.toString());
         }
+        if (cut) {
+            roundsCut.incrementAndGet();
+        }
+        rounds.incrementAndGet();
+        long joins = joinsDeferred.get();
+        long leaves = leavesDeferred.get();
+        if (cut || joins != joinsLogged || leaves != leavesLogged) {
+            LOG.info("Presence over its budget of {} Redis commands in flight: {} joins left to the next refresh and "
+                    + "{} leaves left to expiry since the last round{}", budget, joins - joinsLogged,
+                    leaves - leavesLogged, cut ? "; this round stopped early, the next one goes on" : "");
+            joinsLogged = joins;
+            leavesLogged = leaves;
+        }
+    }
+
+    /** @return false if it stopped for want of budget ({@link #refreshFrom} then says where the next one starts) */
+    private boolean refreshOwn(RedisLink.Connection connection, long deadline) throws InterruptedException {
+        List<String> channels = new ArrayList<>(local.keySet());
+        Collections.sort(channels);
+        int first = 0;
+        if (refreshFrom != null) {
+            int found = Collections.binarySearch(channels, refreshFrom);
+            first = found >= 0 ? found : Math.min(channels.size(), -found - 1);
+        }
+        refreshFrom = null;
+        for (int i = 0; i < channels.size(); i++) {
+            String channel = channels.get((first + i) % channels.size());
+            Set<String> listed = local.get(channel);
+            List<String> sessions = listed == null ? List.of() : new ArrayList<>(listed);
+            for (int from = 0; from < sessions.size(); from += REFRESH_CHUNK) {
+                if (!acquire(deadline)) {
+                    refreshFrom = channel;
+                    return false;
+                }
+                List<String> chunk = sessions.subList(from, Math.min(sessions.size(), from + REFRESH_CHUNK));
+                synchronized (updates) {
+                    // Only those still subscribed, checked and sent under the lock that a leave takes too.
+                    Set<String> current = local.get(channel);
+                    List<String> live = new ArrayList<>(chunk.size());
+                    for (String session : chunk) {
+                        if (current != null && current.contains(session)) {
+                            live.add(session);
+                        }
+                    }
+                    if (live.isEmpty()) {
+                        inFlight.release();
+                    } else {
+                        send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, live));
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Sweeps every channel with presence, one call per channel, shards from where the last round stopped.
+     *
+     * @return false if it stopped for want of budget
+     */
+    private boolean sweep(RedisLink.Connection connection, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        int count = shards.count();
+        int first = sweepFrom % count;
+        sweepFrom = 0;
+        for (int i = 0; i < count; i++) {
+            int shard = (first + i) % count;
+            long left = Math.max(1, deadline - System.nanoTime());
+            Set<byte[]> channels = connection.async().smembers(shards.presenceChannelsKeyOf(shard))
+                    .get(left, TimeUnit.NANOSECONDS);
+            for (byte[] raw : channels) {
+                if (!acquire(deadline)) {
+                    sweepFrom = shard;
+                    return false;
+                }
+                String channel = new String(raw, StandardCharsets.UTF_8);
+                send(connection, SWEEP, SWEEP_SHA, joinKeys(channel), List.of(channel,
+                        Integer.toString(config.streamMaxLength())));
+            }
+        }
+        return true;
+    }
+
+    /** Takes a permit, waiting until the deadline at most (the timer thread only: it may wait). */
+    private boolean acquire(long deadline) throws InterruptedException {
+        return inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Sends a script by its digest, holding a permit taken by the caller until Redis answers. */
+    private void send(RedisLink.Connection connection, String script, String sha, String[] keys, List<String> args) {
+        byte[][] values = new byte[args.size()][];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = args.get(i).getBytes(StandardCharsets.UTF_8);
+        }
+        CompletableFuture<Object> reply;
+        try {
+            reply = HistoryStore.run(connection, script, sha, ScriptOutputType.INTEGER, keys, values);
+        } catch (RuntimeException rejected) {
+            inFlight.release();
+            LOG.debug("Presence update refused: {}", rejected.toString());
+            return;
+        }
+        reply.whenComplete((value, failure) -> {
+            inFlight.release();
+            if (failure != null) {
+                LOG.debug("Presence update failed: {}", failure.toString());
+            }
+        });
     }
 
     /** @return session id to node id, of the live entries of a channel */
@@ -201,9 +420,9 @@ final class Presence implements SubscriptionListener {
         if (connection == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis"));
         }
-        return connection.async().<List<Object>>eval(MEMBERS, ScriptOutputType.MULTI,
+        return HistoryStore.<List<Object>>run(connection, MEMBERS, MEMBERS_SHA, ScriptOutputType.MULTI,
                 new String[] {shards.presenceKeyOf(channel), shards.presenceExpiryKeyOf(channel)})
-                .toCompletableFuture().thenApply(flat -> {
+                .thenApply(flat -> {
                     Map<String, String> members = new LinkedHashMap<>();
                     for (int i = 0; i + 1 < flat.size(); i += 2) {
                         members.put(text(flat.get(i)), text(flat.get(i + 1)));
@@ -229,19 +448,4 @@ final class Presence implements SubscriptionListener {
         return value instanceof byte[] ? new String((byte[]) value, StandardCharsets.UTF_8) : String.valueOf(value);
     }
 
-    private static void run(RedisLink.Connection connection, String script, String[] keys,
-            String... args) {
-        byte[][] values = new byte[args.length][];
-        for (int i = 0; i < args.length; i++) {
-            values[i] = args[i].getBytes(StandardCharsets.UTF_8);
-        }
-        try {
-            connection.async().eval(script, ScriptOutputType.INTEGER, keys, values).exceptionally(failure -> {
-                LOG.debug("Presence update failed: {}", failure.toString());
-                return null;
-            });
-        } catch (RuntimeException rejected) {
-            LOG.debug("Presence update refused: {}", rejected.toString());
-        }
-    }
 }

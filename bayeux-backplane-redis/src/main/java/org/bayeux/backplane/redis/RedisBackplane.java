@@ -284,6 +284,11 @@ public final class RedisBackplane implements Cluster {
         return connection != null && connection.isOpen() ? connection : null;
     }
 
+    /** @return the presence tracker while started, else null (for tests: its counters) */
+    Presence presenceTracker() {
+        return presence;
+    }
+
     void presenceEvent(Map<String, byte[]> body) {
         Presence tracker = presence;
         if (tracker != null) {

@@ -63,7 +63,7 @@ final class RedisLink {
             // cancelled then, so that it is not sent later (RedisBackplane.publish).
             cluster.setOptions(ClusterClientOptions.builder().autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-                    .requestQueueSize(config.maxPendingPublishes())
+                    .requestQueueSize(requestQueueSize(config))
                     .socketOptions(socket)
                     // A failover moves slots: every redirect or reconnect triggers a refresh, and a periodic one
                     // catches a change no command has run into yet.
@@ -83,10 +83,19 @@ final class RedisLink {
         RedisClient single = RedisClient.create(resources, uri);
         single.setOptions(ClientOptions.builder().autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(config.maxPendingPublishes())
+                .requestQueueSize(requestQueueSize(config))
                 .socketOptions(socket)
                 .build());
         return new RedisLink(resources, single, "Redis " + uri.getHost() + ":" + uri.getPort());
+    }
+
+    /**
+     * @return the bound of Lettuce's queue of commands per connection: the publishes that may wait
+     *         ({@link RedisBackplaneConfig#MAX_PENDING_PUBLISHES}) plus presence's budget ({@link Presence#budget}),
+     *         so that presence commands never take a publish's place
+     */
+    static int requestQueueSize(RedisBackplaneConfig config) {
+        return config.maxPendingPublishes() + Presence.budget(config.maxPendingPublishes());
     }
 
     /** @return whether the URI names a Redis Cluster */

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -111,5 +112,32 @@ class PresenceTest {
         assertThat(seenOnB).as("each event once").hasSize(4);
         assertThat(seenOnB.subList(0, 2)).containsExactlyInAnyOrder(aliceJoined, bobJoined);
         assertThat(seenOnB.subList(2, 4)).containsExactly(bobLeft, aliceLeft);
+    }
+
+    @Test
+    void aRefreshReAddsWhatRedisLostWithOneJoinEachAndOnlyOnce() throws Exception {
+        RedisBackplane a = node(redis.uri());
+        List<PresenceEvent> seen = new CopyOnWriteArrayList<>();
+        a.addPresenceListener(seen::add);
+        Map<String, String> expected = new HashMap<>();
+        for (String name : List.of("alice", "bob", "carol")) {
+            expected.put(subscribed(0, name).getServerSession().getId(), a.nodeId());
+        }
+        await("three joins").atMost(WAIT).until(() -> seen.size() == 3);
+        assertThat(presence(a)).isEqualTo(expected);
+
+        // Redis loses everything, its scripts too: the next refresh runs by text (NOSCRIPT) and re-adds each entry,
+        // with a join each, in one call for the channel; the rounds after it refresh them without a join.
+        redis.flushAll();
+        await("the entries re-added").atMost(WAIT).until(() -> presence(a).equals(expected));
+        await("a join again for each").atMost(WAIT).until(() -> seen.size() == 6);
+        Presence tracker = a.presenceTracker();
+        long after = tracker.rounds();
+        await("three more rounds").atMost(WAIT).until(() -> tracker.rounds() >= after + 3);
+        assertThat(presence(a)).isEqualTo(expected);
+        assertThat(seen).hasSize(6).allMatch(PresenceEvent::joined);
+        assertThat(seen.subList(3, 6)).extracting(PresenceEvent::sessionId)
+                .containsExactlyInAnyOrderElementsOf(expected.keySet());
+        assertThat(tracker.joinsDeferred() + tracker.leavesDeferred() + tracker.roundsCut()).isZero();
     }
 }
