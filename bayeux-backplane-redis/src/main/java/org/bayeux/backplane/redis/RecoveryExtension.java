@@ -59,6 +59,8 @@ final class RecoveryExtension implements ServerExtension {
     private final Executor executor;
     private final JsonCodec codec;
     private final ConcurrentMap<String, Holder> sessions = new ConcurrentHashMap<>();
+    /** History reads, shared by the recoveries of a channel that wait at the same time. */
+    private final RecoveryReads reads;
 
     RecoveryExtension(RedisBackplane backplane, BayeuxServer server, int bufferMax, Executor executor) {
         this.backplane = backplane;
@@ -66,6 +68,7 @@ final class RecoveryExtension implements ServerExtension {
         this.server = server;
         this.bufferMax = bufferMax;
         this.codec = findCodec();
+        this.reads = new RecoveryReads(backplane::recover);
     }
 
     private static JsonCodec findCodec() {
@@ -157,7 +160,7 @@ final class RecoveryExtension implements ServerExtension {
 
     /** Reads the history, completes the reply with the outcome, then queues what was missed and what was held. */
     private void answer(Holder holder, Pending pending, ServerMessage.Mutable reply, Promise<Boolean> promise) {
-        backplane.recover(pending.channel, pending.offset, pending.epoch).whenCompleteAsync((found, failure) -> {
+        reads.recover(pending.channel, pending.offset, pending.epoch).whenCompleteAsync((found, failure) -> {
             HistoryStore.Recovered usable = null;
             Floor floor = null;
             try {
