@@ -310,7 +310,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
         if (received == null || channel == null) {
             return true;
         }
-        List<Message.Mutable> release = new ArrayList<>();
+        List<Message.Mutable> release = List.of();
         boolean pass;
         boolean startRecovery = false;
         synchronized (this) {
@@ -318,7 +318,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
             if (track.epoch == null || !track.epoch.equals(received.epoch())) {
                 // A new epoch (or the first position): what is held of the old one goes first, in order.
                 if (track.recovering) {
-                    release.addAll(giveUp(channel, track, "its epoch changed"));
+                    release = giveUp(channel, track, "its epoch changed");
                 }
                 track.epoch = received.epoch();
                 track.last = received.offset();
@@ -339,10 +339,10 @@ public final class RecoveryExtension implements ClientSession.Extension {
                 } else if (offset == track.last + 1 || track.held.isEmpty() && offset <= track.accepted + 1) {
                     track.last = offset;
                     pass = true;
-                    releaseFollowing(channel, track, release);
+                    release = releaseFollowing(channel, track);
                 } else if (track.held.size() >= maxHeld) {
                     track.held.put(offset, message);
-                    release.addAll(giveUp(channel, track, "more than " + maxHeld + " messages held"));
+                    release = giveUp(channel, track, "more than " + maxHeld + " messages held");
                     pass = false;
                 } else {
                     track.held.put(offset, message);
@@ -367,8 +367,15 @@ public final class RecoveryExtension implements ClientSession.Extension {
         return pass;
     }
 
-    /** Moves the held messages that now follow on to {@code release}; ends the recovery once none is held. */
-    private void releaseFollowing(String channel, Track track, List<Message.Mutable> release) {
+    /** @return the held messages that now follow on (ending the recovery once none is held) */
+    private List<Message.Mutable> releaseFollowing(String channel, Track track) {
+        if (track.held.isEmpty()) {
+            if (track.last >= track.accepted) {
+                track.accepted = 0;
+            }
+            return List.of();
+        }
+        List<Message.Mutable> release = new ArrayList<>();
         while (!track.held.isEmpty() && track.held.firstKey() <= track.last + 1) {
             Map.Entry<Long, Message.Mutable> first = track.held.pollFirstEntry();
             if (first.getKey() <= track.last) {
@@ -387,6 +394,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
             outcomes.put(channel, Boolean.TRUE);
             LOG.debug("Gap in {} recovered", channel);
         }
+        return release;
     }
 
     /** Ends a recovery without the missing messages: the held ones go, in order, and the gap is accepted. */
