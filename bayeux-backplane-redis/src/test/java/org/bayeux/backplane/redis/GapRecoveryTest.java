@@ -32,6 +32,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -47,6 +48,7 @@ class GapRecoveryTest {
     private static final String CHANNEL = "/chat/room";
     private final List<BayeuxClient> clients = new ArrayList<>();
     private RedisProcess redis;
+    private TcpProxy proxy;
     private Server server;
     private BayeuxEngine engine;
 
@@ -62,6 +64,9 @@ class GapRecoveryTest {
                 client.disconnect(Duration.ofSeconds(1));
                 client.close();
             }
+            if (proxy != null) {
+                proxy.close();
+            }
             if (server != null) {
                 server.stop();
             }
@@ -71,7 +76,11 @@ class GapRecoveryTest {
     }
 
     private String start(RedisBackplaneConfig.Builder config) throws Exception {
-        engine = BayeuxEngine.create(BayeuxServerConfig.builder().build());
+        return start(config, BayeuxServerConfig.builder().build());
+    }
+
+    private String start(RedisBackplaneConfig.Builder config, BayeuxServerConfig serverConfig) throws Exception {
+        engine = BayeuxEngine.create(serverConfig);
         RedisBackplane backplane = new RedisBackplane(config.uri(redis.uri()).operationTimeout(Duration.ofSeconds(2))
                 .build());
         engine.setCluster(backplane);
@@ -132,6 +141,8 @@ class GapRecoveryTest {
         final AtomicInteger subscribes = new AtomicInteger();
         final AtomicInteger lost = new AtomicInteger();
         final Set<Long> doubled = ConcurrentHashMap.newKeySet();
+        /** Run when the first subscribe comes in (the client's recovery of the gap), before it is handled. */
+        volatile Runnable onSubscribe;
 
         /**
          * @param lose the offset whose first delivery is dropped, or -1
@@ -146,8 +157,9 @@ class GapRecoveryTest {
 
         @Override
         public boolean rcvMeta(ServerSession session, ServerMessage.Mutable message) {
-            if (Message.META_SUBSCRIBE.equals(message.getChannel())) {
-                subscribes.incrementAndGet();
+            if (Message.META_SUBSCRIBE.equals(message.getChannel()) && subscribes.incrementAndGet() == 1
+                    && onSubscribe != null) {
+                onSubscribe.run();
             }
             return true;
         }
@@ -212,6 +224,42 @@ class GapRecoveryTest {
         }
         assertThat(recovery.position(CHANNEL).orElseThrow().offset()).isEqualTo(40);
         assertThat(recovery.gapsDetected()).isEqualTo(1);
+    }
+
+    /**
+     * The gap's subscribe is lost with its connection (the proxy cuts it as the subscribe reaches the server) and the
+     * session expires meanwhile: the held messages wait, and the resubscribe after the re-handshake, which carries the
+     * position of the last one let through, fills the gap. The two recoveries do not fight.
+     */
+    @Test
+    void aGapStillOpenWhenTheSessionIsLostIsFilledByTheResubscribeAfterTheReHandshake() throws Exception {
+        String url = start(RedisBackplaneConfig.builder(), BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
+                .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build());
+        int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+        proxy = new TcpProxy(port);
+        BayeuxClient subscriber = client("http://127.0.0.1:" + proxy.port() + "/bayeux", ClientTransport.WEBSOCKET);
+        List<Integer> received = subscribe(subscriber);
+        Network network = network(subscriber, 3, Set.of(), Map.of());
+        network.onSubscribe = proxy::cut;
+        String firstSession = subscriber.getId();
+        BayeuxClient publisher = client(url, ClientTransport.WEBSOCKET);
+        RecoveryExtension recovery = subscriber.getRecovery().orElseThrow();
+
+        publish(publisher, 0, 6);
+        await("the gap's subscribe reached the server").atMost(WAIT).until(() -> network.subscribes.get() == 1);
+        await("session expired").atMost(WAIT).until(() -> engine.getSession(firstSession) == null);
+        publish(publisher, 6, 10);
+        proxy.resume(port);
+        await("all ten").atMost(WAIT).until(() -> received.size() >= 10);
+        publish(publisher, 10, 12);
+        await("live ones after it").atMost(WAIT).until(() -> received.size() >= 12);
+
+        assertThat(received).as("each once, in order").isEqualTo(range(0, 12));
+        assertThat(subscriber.getId()).as("a new session").isNotEqualTo(firstSession);
+        assertThat(recovery.gapsDetected()).isEqualTo(1);
+        assertThat(recovery.gapsRecovered()).isEqualTo(1);
+        assertThat(recovery.gapsLost()).isZero();
+        assertThat(recovery.recovered(CHANNEL)).contains(true);
     }
 
     @ParameterizedTest

@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * written by the server into a WebSocket that died while the session survived). That message, and the later ones of
  * the channel, are held back from the application, and the channel is subscribed to again with the position of the
  * last one let through (one such recovery at a time per channel). With {@code recovered: true} the missing ones
- * come, and everything is let through in offset order; with {@code recovered: false}, a failed subscribe, more than
- * {@code maxHeld} held, or no end within {@code timeout}, the held messages are let through in order and the gap is
- * accepted ({@link #recovered(String)} is then false, and {@link #gapsLost()} counts it). Messages at or below the
+ * come, and everything is let through in offset order. A subscribe lost with its connection is sent again once the
+ * client is connected again (a resubscribe after a re-handshake, which carries the same position, takes its place).
+ * With {@code recovered: false}, a subscribe the server refused, more than {@code maxHeld} held, or no end within
+ * {@code timeout}, the held messages are let through in order and the gap is accepted ({@link #recovered(String)} is then false, and {@link #gapsLost()} counts it). Messages at or below the
  * last one let through (same epoch) are dropped as duplicates. Messages without a position, of another epoch, or of
  * channels received only through wildcards pass as they come.</p>
  *
@@ -53,6 +54,8 @@ public final class RecoveryExtension implements ClientSession.Extension {
     public static final String EPOCH_FIELD = "epoch";
     /** The subscribe reply's {@code ext.recovery} field telling whether everything missed was delivered. */
     public static final String RECOVERED_FIELD = "recovered";
+    /** The field of a failed reply the client made itself (the request got no answer). */
+    private static final String FAILURE_FIELD = "failure";
     /** How many messages of one channel are held back at most while a gap is recovered (the server recovers 1,000). */
     public static final int DEFAULT_MAX_HELD = 1000;
 
@@ -111,6 +114,8 @@ public final class RecoveryExtension implements ClientSession.Extension {
         boolean recovering;
         /** The id of the subscribe whose reply ends the recovery; null until it goes out. */
         String awaiting;
+        /** Its subscribe was lost with its connection: sent again once the client is connected again. */
+        boolean resend;
         /** The id of the subscribe of a recovery that ended without its reply: its outcome is not taken. */
         String ignored;
         Runnable cancel;
@@ -218,6 +223,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
                     // This subscribe (ours, or a resubscribe after a re-handshake) carries the position the held
                     // messages wait on: its reply ends the recovery.
                     track.awaiting = message.getId();
+                    track.resend = false;
                 }
                 Position position = track.position();
                 if (position != null) {
@@ -251,6 +257,8 @@ public final class RecoveryExtension implements ClientSession.Extension {
             if (message.isSuccessful()) {
                 offered = Boolean.TRUE.equals(recovery);
             }
+        } else if (Message.META_CONNECT.equals(channel) && message.isSuccessful() && host != null) {
+            resendLost();
         } else if (Message.META_SUBSCRIBE.equals(channel)
                 && message.get(Message.SUBSCRIPTION_FIELD) instanceof String) {
             List<Message.Mutable> release;
@@ -263,11 +271,38 @@ public final class RecoveryExtension implements ClientSession.Extension {
         return true;
     }
 
+    /** Connected again: the recoveries whose subscribe was lost with the connection send it again. */
+    private void resendLost() {
+        List<String> again = null;
+        synchronized (this) {
+            for (Map.Entry<String, Track> entry : tracks.entrySet()) {
+                Track track = entry.getValue();
+                if (track.recovering && track.resend) {
+                    track.resend = false;
+                    if (again == null) {
+                        again = new ArrayList<>();
+                    }
+                    again.add(entry.getKey());
+                }
+            }
+        }
+        if (again != null) {
+            again.forEach(host::subscribe);
+        }
+    }
+
     /** @return the messages to let through */
     private List<Message.Mutable> subscribeReply(String subscription, Message reply, Map<?, ?> outcome) {
         Track track = tracks.get(subscription);
         String id = reply.getId();
         boolean ours = track != null && track.recovering && (track.awaiting == null || track.awaiting.equals(id));
+        if (ours && !reply.isSuccessful() && reply.get(FAILURE_FIELD) != null) {
+            // Lost with its connection, not refused: the held messages wait for the client to be connected again
+            // (or for a re-handshake, whose resubscribe carries the same position), within the timeout.
+            track.awaiting = null;
+            track.resend = true;
+            return List.of();
+        }
         if (!reply.isSuccessful() || outcome == null) {
             return ours ? giveUp(subscription, track, "its subscribe failed") : List.of();
         }
@@ -418,6 +453,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
     private void end(Track track) {
         track.recovering = false;
         track.awaiting = null;
+        track.resend = false;
         track.generation++;
         if (track.cancel != null) {
             track.cancel.run();

@@ -179,6 +179,28 @@ class RecoveryGapsTest {
     }
 
     @Test
+    void aSubscribeLostWithItsConnectionIsSentAgainOnceConnected() {
+        RecoveryExtension recovery = recovery(1000);
+        receive(recovery, 1);
+        receive(recovery, 3);
+        MapMessage lost = subscribe(recovery);
+        recovery.rcvMeta(null, message(Message.META_SUBSCRIBE, Map.of("successful", false, "subscription", "/a",
+                "id", lost.getId(), "error", "503::transport_failure", "failure", "closed")));
+        assertThat(data()).as("still held").containsExactly(1L);
+        assertThat(subscribes).hasSize(1);
+        recovery.rcvMeta(null, message(Message.META_CONNECT, Map.of("successful", true)));
+        assertThat(subscribes).as("sent again once connected").hasSize(2);
+        recovery.rcvMeta(null, message(Message.META_CONNECT, Map.of("successful", true)));
+        assertThat(subscribes).as("once").hasSize(2);
+        MapMessage again = subscribe(recovery);
+        reply(recovery, again, true, 3, "e1");
+        receive(recovery, 2);
+        assertThat(data()).containsExactly(1L, 2L, 3L);
+        assertThat(recovery.gapsRecovered()).isEqualTo(1);
+        assertThat(recovery.gapsLost()).isZero();
+    }
+
+    @Test
     void duplicatesAreDroppedAndAnotherEpochPasses() {
         RecoveryExtension recovery = recovery(1000);
         receive(recovery, 1);
