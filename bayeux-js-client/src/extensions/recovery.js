@@ -10,9 +10,11 @@
 // messages were lost on the way (written by the server into a connection that died while the session survived):
 // it and the later ones of the channel are held back, and the channel is subscribed to again with the position of
 // the last one let through (one such recovery at a time per channel). With recovered: true the missing ones come and
-// everything is let through in offset order; with recovered: false, a failed subscribe, more than maxHeld held, or no
-// end within the timeout, the held ones are let through in order and the gap is accepted (recovered(channel) is then
-// false and stats().gapsLost counts it). Messages at or below the last one let through (same epoch) are dropped as
+// everything is let through in offset order. A subscribe lost with its connection is sent again once the client is
+// connected again (a resubscribe after a re-handshake, which carries the same position, takes its place). With
+// recovered: false, a subscribe the server refused, more than maxHeld held, or no end within the timeout, the held
+// ones are let through in order and the gap is accepted (recovered(channel) is then false and stats().gapsLost counts
+// it). Messages at or below the last one let through (same epoch) are dropped as
 // duplicates. Messages without a position, of another epoch, or of channels received only through wildcards pass.
 
 /** @param {unknown} channel @returns {boolean} */
@@ -48,6 +50,7 @@ const positionOf = (value) => (value && typeof value === 'object' && typeof valu
  * @property {Map<number, any>} held
  * @property {boolean} recovering
  * @property {string | null} awaiting the id of the subscribe whose reply ends the recovery
+ * @property {boolean} resend its subscribe was lost with its connection: sent again once connected again
  * @property {string | null} ignored the id of the subscribe of a recovery that ended without its reply
  * @property {any} timer
  */
@@ -55,7 +58,7 @@ const positionOf = (value) => (value && typeof value === 'object' && typeof valu
 /** @returns {Track} */
 const newTrack = () => ({
   plain: false, epoch: null, last: 0, accepted: 0, held: new Map(), recovering: false, awaiting: null,
-  ignored: null, timer: undefined,
+  resend: false, ignored: null, timer: undefined,
 });
 
 /** @param {Track} track @returns {{offset: number, epoch: string} | undefined} */
@@ -118,6 +121,7 @@ export class RecoveryExtension {
         // This subscribe (ours, or a resubscribe after a re-handshake) carries the position the held messages wait
         // on: its reply ends the recovery.
         track.awaiting = message.id === undefined ? null : String(message.id);
+        track.resend = false;
       }
       const position = positionOfTrack(track);
       message.ext = { ...message.ext, recovery: position ? { ...position } : {} };
@@ -141,6 +145,12 @@ export class RecoveryExtension {
       }
       return message;
     }
+    if (channel === '/meta/connect') {
+      if (message.successful === true) {
+        this.resendLost();
+      }
+      return message;
+    }
     if (channel === '/meta/subscribe') {
       if (typeof message.subscription === 'string') {
         this.releaseAll(this.subscribeReply(message.subscription, message));
@@ -157,6 +167,22 @@ export class RecoveryExtension {
     return this.delivery(channel, received, message);
   }
 
+  /** @private Connected again: the recoveries whose subscribe was lost with the connection send it again. */
+  resendLost() {
+    for (const [channel, track] of this.tracks) {
+      if (track.recovering && track.resend) {
+        track.resend = false;
+        this.sendRecovery(channel);
+      }
+    }
+  }
+
+  /** @private @param {string} channel */
+  sendRecovery(channel) {
+    // A failure the client makes itself does not pass the extensions: it is handed back here.
+    this.host?.subscribe(channel, (reply) => this.releaseAll(this.subscribeReply(channel, reply)));
+  }
+
   /**
    * @private
    * @param {string} subscription
@@ -168,6 +194,13 @@ export class RecoveryExtension {
     const id = reply.id === undefined ? null : String(reply.id);
     const ours = !!track && track.recovering && (track.awaiting === null || track.awaiting === id);
     const outcome = reply.ext?.recovery;
+    if (ours && track && reply.successful !== true && reply.failure) {
+      // Lost with its connection, not refused: the held messages wait for the client to be connected again (or for
+      // a re-handshake, whose resubscribe carries the same position), within the timeout.
+      track.awaiting = null;
+      track.resend = true;
+      return [];
+    }
     if (reply.successful !== true || !outcome || typeof outcome !== 'object') {
       return ours && track ? this.giveUp(subscription, track, 'its subscribe failed') : [];
     }
@@ -260,10 +293,8 @@ export class RecoveryExtension {
         }
       }
     }
-    if (startRecovery && this.host) {
-      const host = this.host;
-      // A failure the client makes itself does not pass the extensions: it is handed back here.
-      host.subscribe(channel, (reply) => this.releaseAll(this.subscribeReply(channel, reply)));
+    if (startRecovery) {
+      this.sendRecovery(channel);
     }
     this.releaseAll(release);
     return pass ? message : null;
@@ -331,6 +362,7 @@ export class RecoveryExtension {
   end(track) {
     track.recovering = false;
     track.awaiting = null;
+    track.resend = false;
     this.stopTimer(track);
   }
 

@@ -193,13 +193,13 @@ describe('recovery: gaps in offsets', () => {
     assert.deepEqual(rig.recovery.position('/a'), { offset: 9, epoch: 'e1' });
   });
 
-  it('gives up on a failed subscribe, on a timeout, and past maxHeld', () => {
+  it('gives up on a refused subscribe, on a timeout, and past maxHeld', () => {
     const failed = gapRig();
     failed.receive(1);
     failed.receive(3);
     const request = failed.subscribe();
-    failed.subscribes[0].onFailure({ channel: '/meta/subscribe', subscription: '/a', id: request.id,
-      successful: false, failure: { reason: 'closed' } });
+    failed.recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', id: request.id,
+      successful: false, error: '403::subscribe_denied' });
     assert.deepEqual(failed.data(), [1, 3]);
     assert.equal(failed.recovery.stats().gapsLost, 1);
 
@@ -221,6 +221,25 @@ describe('recovery: gaps in offsets', () => {
     assert.deepEqual(full.data(), [1, 3, 4, 5], 'past two held: all in order');
     assert.equal(full.recovery.stats().gapsLost, 1);
     assert.equal(full.timers.size, 0);
+  });
+
+  it('sends a subscribe lost with its connection again once connected, and keeps holding meanwhile', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(3);
+    const lost = rig.subscribe();
+    rig.subscribes[0].onFailure({ channel: '/meta/subscribe', subscription: '/a', id: lost.id, successful: false,
+      failure: { reason: 'closed' } });
+    assert.deepEqual(rig.data(), [1], 'still held');
+    rig.recovery.incoming({ channel: '/meta/connect', successful: true });
+    assert.equal(rig.subscribes.length, 2, 'sent again once connected');
+    rig.recovery.incoming({ channel: '/meta/connect', successful: true });
+    assert.equal(rig.subscribes.length, 2, 'once');
+    const again = rig.subscribe();
+    rig.reply(again, true, 3);
+    rig.receive(2);
+    assert.deepEqual(rig.data(), [1, 2, 3]);
+    assert.deepEqual(rig.recovery.stats(), { gapsDetected: 1, gapsRecovered: 1, gapsLost: 0, duplicatesDropped: 0 });
   });
 
   it('drops duplicates without a gap; passes another epoch and messages without a position', () => {
