@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { ClientPool } from '../helpers/clients.js';
+import { Cable } from '../helpers/network.js';
 import { hasRedis, startRedis } from '../helpers/redis.js';
 import { startServer } from '../helpers/server.js';
-import { Inbox } from '../helpers/wait.js';
+import { Inbox, statusReached } from '../helpers/wait.js';
 
 const CHANNEL = '/gaps/room';
 
@@ -45,13 +46,13 @@ function losing(offset) {
  * @param {string[]} serverArgs more arguments for the server
  * @param {(context: {received: number[], recovery: any, publish: Function, inbox: Inbox}) => Promise<void>} body
  */
-async function withGap(transport, serverArgs, body) {
+async function withGap(transport, serverArgs, body, cable = undefined) {
   const pool = new ClientPool();
   const redis = await startRedis();
   let node;
   try {
     node = await startServer({ args: ['--backplane', redis.uri, ...serverArgs] });
-    const subscriber = pool.create(node.url, transport);
+    const subscriber = pool.create(node.url, transport, cable ? { fetch: cable.fetch, WebSocket: cable.WebSocket } : {});
     const publisher = pool.create(node.url, 'websocket');
     const loss = losing(3);
     subscriber.registerExtension('lossy', loss.extension);
@@ -70,7 +71,7 @@ async function withGap(transport, serverArgs, body) {
         assert.equal((await publisher.publish(CHANNEL, i)).successful, true, `publish ${i}`);
       }
     };
-    await body({ received, recovery: subscriber.getExtension('recovery'), publish, inbox });
+    await body({ received, recovery: subscriber.getExtension('recovery'), publish, inbox, subscriber });
     assert.equal(loss.lost.count >= 1, true, 'offset 3 was dropped');
   } finally {
     await pool.disconnectAll();
@@ -95,6 +96,33 @@ describe('gaps in offsets on a Redis backplane', { skip: !hasRedis() && 'redis-s
         assert.deepEqual(received, Array.from({ length: 25 }, (_, i) => i), 'later ones once: no doubled subscription');
         assert.equal(recovery.position(CHANNEL).offset, 25);
       });
+    });
+
+    it(`recovers the gap when its subscribe is lost with the connection and the session survives (${transport})`, async () => {
+      const cable = new Cable();
+      await withGap(transport, [], async ({ received, recovery, publish, inbox, subscriber }) => {
+        // The gap's subscribe (from offset 2) pulls the cable as it goes out: it is lost, the session lives on.
+        let pulled = false;
+        subscriber.registerExtension('puller', {
+          outgoing(message) {
+            if (message.channel === '/meta/subscribe' && message.ext?.recovery?.offset === 2 && !pulled) {
+              pulled = true;
+              cable.cut();
+            }
+            return message;
+          },
+        });
+        const unconnected = statusReached(subscriber, 'unconnected', 20000);
+        await publish(0, 6);
+        await unconnected;
+        cable.isCut = false;
+        await publish(6, 10);
+        await inbox.take((m) => m.data === 9, 30000);
+        assert.equal(pulled, true);
+        assert.deepEqual(received, Array.from({ length: 10 }, (_, i) => i), 'all, once, in order');
+        assert.deepEqual(recovery.stats(), { ...recovery.stats(), gapsDetected: 1, gapsRecovered: 1, gapsLost: 0 });
+        assert.equal(recovery.recovered(CHANNEL), true);
+      }, cable);
     });
 
     it(`accepts a gap the history no longer covers (${transport}): the others once, in order`, async () => {
