@@ -96,7 +96,9 @@ class GapRecoveryTest {
     }
 
     private BayeuxClient client(String url, String transport) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(transport).build());
+        // A short back-off: a client cut off comes back within a second of the proxy letting it through.
+        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(transport)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(300)).build());
         clients.add(client);
         assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
         return client;
