@@ -14,9 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
+import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
@@ -203,12 +205,24 @@ class GapRecoveryTest {
         BayeuxClient subscriber = client(url, transport);
         List<Integer> received = subscribe(subscriber);
         Network network = network(subscriber, 3, Set.of(), Map.of());
+        // An extension of the application's, after the recovery extension: it sees what is let through, once each.
+        List<Long> seenByLaterExtension = new CopyOnWriteArrayList<>();
+        subscriber.addExtension(new ClientSession.Extension() {
+            @Override
+            public boolean rcv(ClientSession session, Message.Mutable message) {
+                Map<?, ?> position = (Map<?, ?>) message.getExt().get("position");
+                seenByLaterExtension.add(((Number) position.get("offset")).longValue());
+                return true;
+            }
+        });
         BayeuxClient publisher = client(url, ClientTransport.WEBSOCKET);
         RecoveryExtension recovery = subscriber.getRecovery().orElseThrow();
 
         publish(publisher, 0, 20);
         await("all twenty").atMost(WAIT).until(() -> received.size() >= 20);
         assertThat(received).as("each once, in order").isEqualTo(range(0, 20));
+        assertThat(seenByLaterExtension).as("later extensions see each once, in order")
+                .isEqualTo(LongStream.rangeClosed(1, 20).boxed().collect(Collectors.toList()));
         assertThat(network.lost.get()).as("offset 3 dropped once").isGreaterThanOrEqualTo(1);
         assertThat(recovery.gapsDetected()).isEqualTo(1);
         assertThat(recovery.gapsRecovered()).isEqualTo(1);
