@@ -133,7 +133,7 @@ final class Inbox implements TransportListener {
         inOrder(() -> {
             Message.Mutable reply = LocalReplies.failure(request, error, cause);
             if (recovery != null && Message.META_SUBSCRIBE.equals(reply.getChannel())) {
-                // The one extension told of local failures: a recovery waiting for this reply must not wait longer.
+                // The one extension told of local failures: a recovery waiting for this reply learns it was lost.
                 Callbacks.test(recovery, () -> recovery.rcvMeta(session, reply), true);
             }
             route(reply, cause == null ? new IllegalStateException(error) : cause);
