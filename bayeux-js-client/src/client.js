@@ -56,15 +56,47 @@ export class ListenerHandle {
 }
 
 /**
+ * What the recovery extension needs of the client to recover a gap in a channel's offsets: a subscribe of its own
+ * (no listener added), held messages let through after the message being handled, and timers.
+ *
+ * @param {import('./message-path.js').MessagePath} path
+ * @param {import('./context.js').ClientContext} context
+ * @returns {import('./extensions/recovery.js').RecoveryHost}
+ */
+function recoveryHost(path, context) {
+  return {
+    subscribe(channel, onFailure) {
+      const message = { channel: '/meta/subscribe', subscription: channel };
+      // A reply from the server passes the extensions; a failure the client makes itself does not, so it is handed
+      // back through the callback.
+      path.request(message, { kind: 'subscribe', message }, (reply) => {
+        if (reply.failure) {
+          onFailure(reply);
+        }
+      });
+    },
+    release: (messages) => path.release(messages),
+    setTimeout: (callback, delay) => context.ensureScheduler().setTimeout(callback, delay),
+    clearTimeout: (handle) => context.scheduler?.clearTimeout(handle),
+    // Twice the longest wait for a reply: the subscribe's reply (or the client's failure) comes within one, the
+    // missed messages right after it.
+    timeout: () => 2 * context.config.maxNetworkDelay,
+    log: (level, ...args) => context.log(level, ...args),
+  };
+}
+
+/**
  * Registers the recovery extension (as "recovery") when the `recovery` option is on, and removes it when off.
  *
- * @param {import('./extension-chain.js').ExtensionChain} extensions
+ * @param {import('./message-path.js').MessagePath} path
+ * @param {import('./context.js').ClientContext} context
  * @param {boolean} on
  */
-function syncRecovery(extensions, on) {
+function syncRecovery(path, context, on) {
+  const extensions = path.extensions;
   const ours = extensions.get('recovery');
   if (on && !ours) {
-    extensions.add('recovery', new RecoveryExtension());
+    extensions.add('recovery', new RecoveryExtension(recoveryHost(path, context)));
   } else if (!on && ours instanceof RecoveryExtension) {
     extensions.remove('recovery');
   }
@@ -98,7 +130,7 @@ export class BayeuxClient {
     if (config !== undefined) {
       this.configure(config);
     }
-    syncRecovery(this.path.extensions, this.context.config.recovery);
+    syncRecovery(this.path, this.context, this.context.config.recovery);
   }
 
   // --------------------------------------------------------------------------------------------- configuration
@@ -132,7 +164,7 @@ export class BayeuxClient {
       throw new TypeError('The transports option must list at least one transport');
     }
     this.path.transports = buildTransports(this.context.config.transports, this.path.host);
-    syncRecovery(this.path.extensions, this.context.config.recovery);
+    syncRecovery(this.path, this.context, this.context.config.recovery);
     return this;
   }
 

@@ -69,6 +69,19 @@ export class ExtensionChain {
   }
 
   /**
+   * Passes a message through the incoming extensions that come after the named one (those it would have met next).
+   *
+   * @param {string} name
+   * @param {Message} message
+   * @returns {Message | null}
+   */
+  incomingAfter(name, message) {
+    const reversed = [...this.entries].reverse();
+    const index = reversed.findIndex((entry) => entry.name === name);
+    return this.apply(message, 'incoming', reversed.slice(index + 1));
+  }
+
+  /**
    * @param {Message} handshake
    * @returns {Message | null} a reply made by an extension, if one answers the handshake itself
    */

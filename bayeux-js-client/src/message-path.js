@@ -58,6 +58,10 @@ export class MessagePath {
     this.listeners = new ChannelRegistry('listener');
     this.report = context.report;
     this.extensions = new ExtensionChain(this.report);
+    /** Messages the recovery extension let through, to process after the message being handled. @type {Message[]} */
+    this.released = [];
+    /** How deep `receive` calls are nested: released messages go once the outermost one is done. */
+    this.receiving = 0;
     /** @type {import('./transports/transport.js').Transport[]} */
     this.transports = [];
     /** @type {import('./transports/transport.js').Transport | null} */
@@ -271,10 +275,52 @@ export class MessagePath {
       this.context.log('warn', 'Ignoring a message without a channel', raw);
       return;
     }
-    const message = this.extensions.incoming(raw);
-    if (!message) {
-      return;
+    this.receiving++;
+    try {
+      const message = this.extensions.incoming(raw);
+      if (message) {
+        this.afterExtensions(message);
+      }
+    } finally {
+      this.receiving--;
     }
+    if (this.receiving === 0) {
+      this.processReleased();
+    }
+  }
+
+  /**
+   * Messages the recovery extension held back and now lets through: processed after the message being handled, or
+   * at once if none is (a timer), past the extensions that come after it.
+   *
+   * @param {Message[]} messages
+   */
+  release(messages) {
+    this.released.push(...messages);
+    if (this.receiving === 0) {
+      this.processReleased();
+    }
+  }
+
+  processReleased() {
+    while (this.released.length > 0) {
+      const next = /** @type {Message} */ (this.released.shift());
+      this.receiving++;
+      try {
+        const message = this.extensions.incomingAfter('recovery', next);
+        if (message) {
+          this.afterExtensions(message);
+        }
+      } catch (error) {
+        this.context.log('error', 'Failed to process a message', next, error);
+      } finally {
+        this.receiving--;
+      }
+    }
+  }
+
+  /** @param {Message} message a message that passed the incoming extensions */
+  afterExtensions(message) {
     this.context.log('debug', 'received', message);
     if (message.advice && typeof message.advice === 'object'
         && (message.channel === '/meta/handshake' || message.channel === '/meta/connect')) {

@@ -236,14 +236,34 @@ export interface Position {
  * registered by the client itself unless the `recovery` option is false.
  */
 export declare class RecoveryExtension implements Extension {
+  /**
+   * The client makes its own with a host, which also recovers gaps in offsets while the session lives; one made
+   * without a host only keeps and sends positions.
+   */
+  constructor(host?: RecoveryHost | null, options?: { maxHeld?: number });
   /** Whether the last successful handshake reply offered recovery. */
   readonly offered: boolean;
-  /** The position of the last message received on a channel. */
+  /** The position of the last message let through on a channel (or the server's, after a failed recovery). */
   position(channel: string): Position | undefined;
-  /** The outcome of the last subscribe to a channel that sent a position. */
+  /** The outcome of the last recovery of a channel: a subscribe that sent a position, or a gap. */
   recovered(channel: string): boolean | undefined;
+  /** Gaps seen, filled and given up (their messages never reached the application), and duplicates dropped. */
+  stats(): { gapsDetected: number; gapsRecovered: number; gapsLost: number; duplicatesDropped: number };
   outgoing(message: Message): Message;
   incoming(message: Message): Message;
+}
+
+/** What a RecoveryExtension needs of its client to recover gaps; the client gives one to its own. */
+export interface RecoveryHost {
+  /** Sends a /meta/subscribe to the channel; `onFailure` gets a failed reply the client made itself. */
+  subscribe(channel: string, onFailure: (reply: Message) => void): void;
+  /** Lets held messages through, in order, after the message being handled. */
+  release(messages: Message[]): void;
+  setTimeout(callback: () => void, delay: number): unknown;
+  clearTimeout(handle: unknown): void;
+  /** The longest a gap is held open, in milliseconds. */
+  timeout(): number;
+  log(level: string, ...args: unknown[]): void;
 }
 
 /** Guaranteed, ordered delivery from the server (needs the server's ack extension). */

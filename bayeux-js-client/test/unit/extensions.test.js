@@ -68,6 +68,233 @@ describe('recovery', () => {
   });
 });
 
+/**
+ * A recovery extension on a host that plays the client: what the application gets (in order), the subscribes the
+ * extension asks for, and timers run by hand.
+ *
+ * @param {{maxHeld?: number}} [options]
+ */
+function gapRig(options) {
+  /** @type {any[]} */
+  const delivered = [];
+  /** @type {{channel: string, onFailure: Function}[]} */
+  const subscribes = [];
+  /** @type {Map<number, Function>} */
+  const timers = new Map();
+  let nextTimer = 0;
+  let receiving = false;
+  /** @type {any[]} */
+  const released = [];
+  const host = {
+    subscribe: (channel, onFailure) => subscribes.push({ channel, onFailure }),
+    release: (messages) => {
+      released.push(...messages);
+      if (!receiving) {
+        delivered.push(...released.splice(0));
+      }
+    },
+    setTimeout: (callback) => {
+      timers.set(++nextTimer, callback);
+      return nextTimer;
+    },
+    clearTimeout: (handle) => timers.delete(handle),
+    timeout: () => 1000,
+    log: () => {},
+  };
+  const recovery = new RecoveryExtension(host, options);
+  recovery.incoming({ channel: '/meta/handshake', successful: true, ext: { recovery: true } });
+  let id = 0;
+  const rig = {
+    recovery,
+    delivered,
+    subscribes,
+    timers,
+    /** Sends a subscribe to /a through the extension; returns its id. */
+    subscribe() {
+      const message = { channel: '/meta/subscribe', subscription: '/a', id: String(++id) };
+      recovery.outgoing(message);
+      return message;
+    },
+    /** A message of /a with a position, through the extension as the client would pass it. */
+    receive(offset, epoch = 'e1') {
+      receiving = true;
+      const out = recovery.incoming({ channel: '/a', data: offset, ext: { position: { offset, epoch } } });
+      if (out) {
+        delivered.push(out);
+      }
+      receiving = false;
+      delivered.push(...released.splice(0));
+    },
+    reply(request, recovered, offset, epoch = 'e1') {
+      recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', id: request.id, successful: true,
+        ext: { recovery: { recovered, offset, epoch } } });
+    },
+    data: () => delivered.map((m) => m.data),
+  };
+  const first = rig.subscribe();
+  recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', id: first.id, successful: true,
+    ext: { recovery: { offset: 0, epoch: 'e1' } } });
+  return rig;
+}
+
+describe('recovery: gaps in offsets', () => {
+  it('holds back after a gap, subscribes again from the last one let through, and lets all through in order', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(2);
+    rig.receive(4);
+    rig.receive(5);
+    assert.deepEqual(rig.data(), [1, 2], '4 and 5 held back');
+    assert.equal(rig.subscribes.length, 1, 'one recovery at a time');
+    const request = rig.subscribe();
+    assert.deepEqual(request.ext.recovery, { offset: 2, epoch: 'e1' });
+    rig.reply(request, true, 5);
+    rig.receive(3);
+    rig.receive(4);
+    rig.receive(5);
+    rig.receive(6);
+    assert.deepEqual(rig.data(), [1, 2, 3, 4, 5, 6], 'once each, in order');
+    assert.equal(rig.recovery.recovered('/a'), true);
+    assert.deepEqual(rig.recovery.stats(), { gapsDetected: 1, gapsRecovered: 1, gapsLost: 0, duplicatesDropped: 2 });
+    assert.equal(rig.timers.size, 0, 'no timer left');
+  });
+
+  it('fills the gap from messages that come before the reply (long-polling), and ignores the reply then', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(3);
+    const request = rig.subscribe();
+    rig.receive(2);
+    assert.deepEqual(rig.data(), [1, 2, 3]);
+    rig.reply(request, true, 3);
+    rig.receive(2);
+    rig.receive(3);
+    rig.receive(4);
+    assert.deepEqual(rig.data(), [1, 2, 3, 4]);
+    assert.equal(rig.recovery.stats().gapsRecovered, 1);
+  });
+
+  it('lets the held ones through in order and accepts the gap on recovered: false', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(2);
+    rig.receive(4);
+    rig.receive(6);
+    const request = rig.subscribe();
+    rig.reply(request, false, 8);
+    assert.deepEqual(rig.data(), [1, 2, 4, 6]);
+    // The server's held live ones (7, 8) come after the reply, then live ones: none is a gap.
+    rig.receive(7);
+    rig.receive(8);
+    rig.receive(9);
+    assert.deepEqual(rig.data(), [1, 2, 4, 6, 7, 8, 9]);
+    assert.equal(rig.recovery.recovered('/a'), false);
+    assert.deepEqual(rig.recovery.stats(), { gapsDetected: 1, gapsRecovered: 0, gapsLost: 1, duplicatesDropped: 0 });
+    assert.deepEqual(rig.recovery.position('/a'), { offset: 9, epoch: 'e1' });
+  });
+
+  it('gives up on a refused subscribe, on a timeout, and past maxHeld', () => {
+    const failed = gapRig();
+    failed.receive(1);
+    failed.receive(3);
+    const request = failed.subscribe();
+    failed.recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', id: request.id,
+      successful: false, error: '403::subscribe_denied' });
+    assert.deepEqual(failed.data(), [1, 3]);
+    assert.equal(failed.recovery.stats().gapsLost, 1);
+
+    const late = gapRig();
+    late.receive(1);
+    late.receive(3);
+    late.receive(4);
+    assert.equal(late.timers.size, 1);
+    [...late.timers.values()][0]();
+    assert.deepEqual(late.data(), [1, 3, 4], 'released when no recovery came in time');
+    assert.equal(late.recovery.recovered('/a'), false);
+
+    const full = gapRig({ maxHeld: 2 });
+    full.receive(1);
+    full.receive(5);
+    full.receive(3);
+    assert.deepEqual(full.data(), [1]);
+    full.receive(4);
+    assert.deepEqual(full.data(), [1, 3, 4, 5], 'past two held: all in order');
+    assert.equal(full.recovery.stats().gapsLost, 1);
+    assert.equal(full.timers.size, 0);
+  });
+
+  it('sends a subscribe lost with its connection again once connected, and keeps holding meanwhile', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(3);
+    const lost = rig.subscribe();
+    rig.subscribes[0].onFailure({ channel: '/meta/subscribe', subscription: '/a', id: lost.id, successful: false,
+      failure: { reason: 'closed' } });
+    assert.deepEqual(rig.data(), [1], 'still held');
+    rig.recovery.incoming({ channel: '/meta/connect', successful: true });
+    assert.equal(rig.subscribes.length, 2, 'sent again once connected');
+    rig.recovery.incoming({ channel: '/meta/connect', successful: true });
+    assert.equal(rig.subscribes.length, 2, 'once');
+    const again = rig.subscribe();
+    rig.reply(again, true, 3);
+    rig.receive(2);
+    assert.deepEqual(rig.data(), [1, 2, 3]);
+    assert.deepEqual(rig.recovery.stats(), { gapsDetected: 1, gapsRecovered: 1, gapsLost: 0, duplicatesDropped: 0 });
+  });
+
+  it('drops duplicates without a gap; passes another epoch and messages without a position', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(2);
+    rig.receive(2);
+    rig.receive(1);
+    rig.receive(3);
+    assert.deepEqual(rig.data(), [1, 2, 3]);
+    assert.equal(rig.recovery.stats().duplicatesDropped, 2);
+    assert.equal(rig.subscribes.length, 0);
+    rig.receive(7, 'e2');
+    rig.receive(8, 'e2');
+    assert.deepEqual(rig.data(), [1, 2, 3, 7, 8], 'a new epoch starts from its first message');
+    const plain = rig.recovery.incoming({ channel: '/a', data: 'x' });
+    assert.equal(plain.data, 'x');
+    assert.equal(rig.subscribes.length, 0);
+  });
+
+  it('lets the held ones of an old epoch through before the first one of the new epoch', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(3);
+    rig.receive(1, 'e2');
+    assert.deepEqual(rig.delivered.map((m) => [m.data, m.ext.position.epoch]), [[1, 'e1'], [3, 'e1'], [1, 'e2']]);
+    assert.equal(rig.recovery.stats().gapsLost, 1);
+  });
+
+  it('lets the resubscribe after a re-handshake end the recovery, not the reply to the earlier subscribe', () => {
+    const rig = gapRig();
+    rig.receive(1);
+    rig.receive(3);
+    const first = rig.subscribe();
+    const again = rig.subscribe();
+    assert.deepEqual(again.ext.recovery, { offset: 1, epoch: 'e1' });
+    rig.recovery.incoming({ channel: '/meta/subscribe', subscription: '/a', id: first.id, successful: false,
+      error: '402::session_unknown' });
+    assert.deepEqual(rig.data(), [1], 'still held');
+    rig.reply(again, true, 3);
+    rig.receive(2);
+    rig.receive(3);
+    assert.deepEqual(rig.data(), [1, 2, 3]);
+    assert.equal(rig.recovery.recovered('/a'), true);
+  });
+
+  it('does not check gaps of channels received only through a wildcard', () => {
+    const rig = gapRig();
+    const out = [1, 3, 2].map((offset) => rig.recovery.incoming({ channel: '/b', data: offset,
+      ext: { position: { offset, epoch: 'e1' } } }));
+    assert.deepEqual(out.map((m) => m && m.data), [1, 3, 2]);
+    assert.deepEqual(rig.recovery.position('/b'), { offset: 3, epoch: 'e1' });
+  });
+});
+
 describe('timesync', () => {
   it('averages lag and offset over the last samples', () => {
     const sync = new TimeSyncExtension({ maxSamples: 2 });

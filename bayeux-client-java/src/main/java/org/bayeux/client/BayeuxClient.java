@@ -126,16 +126,22 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         this.config = config;
         this.resources = resources;
         this.ownsResources = ownsResources;
-        this.recovery = config.recovery() ? new RecoveryExtension() : null;
-        if (recovery != null) {
-            extensions.add(recovery);
-        }
         // Each part gets its collaborators here, once; none reaches back through this facade. The parts that call
         // each other both ways (the channels, the outbox, the inbox and the loop) are bound right after.
         RequestHeaders requestHeaders = new RequestHeaders(config.requestHeaders());
         PendingReplies pending = new PendingReplies(config.maxPendingMessages());
         this.channels = new ChannelTable(this);
         Inbox inbox = new Inbox(this, extensions, pending, channels);
+        RecoveryHost host = new RecoveryHost(inbox, resources);
+        // A gap is held open at most twice the longest wait for a reply: its subscribe's reply (or the failure the
+        // client makes for it) comes within one, the missed messages right after it.
+        this.recovery = config.recovery()
+                ? new RecoveryExtension(host, config.maxNetworkDelay().multipliedBy(2),
+                        RecoveryExtension.DEFAULT_MAX_HELD)
+                : null;
+        if (recovery != null) {
+            extensions.add(recovery);
+        }
         TransportContext context = new TransportContext(config.url(), resources, resources.codec(config.codec()),
                 cookies, requestHeaders::snapshot, config.maxIncomingMessageBytes(), inbox);
         Transports transports = new Transports(config.transports(), context);
@@ -145,6 +151,8 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         channels.bind(outbox);
         outbox.bind(loop);
         inbox.bind(loop);
+        inbox.bind(recovery);
+        host.bind(outbox);
     }
 
     // ---- Session ----

@@ -1,5 +1,6 @@
 package org.bayeux.client;
 
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
@@ -9,6 +10,7 @@ import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSession.Extension;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.client.PendingReplies.Pending;
+import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.client.transport.TransportListener;
 import org.slf4j.Logger;
@@ -32,7 +34,12 @@ final class Inbox implements TransportListener {
     private final PendingReplies pending;
     private final ChannelTable channels;
     private final Object order = new Object();
+    /** Messages the recovery extension let through, to route after the message being handled; guarded by order. */
+    private final ArrayDeque<Message.Mutable> released = new ArrayDeque<>();
+    /** Whether a thread is handling messages under {@link #order}; guarded by order. */
+    private boolean handling;
     private SessionLoop loop;
+    private RecoveryExtension recovery;
 
     /**
      * @param session the session incoming extensions are given
@@ -48,13 +55,54 @@ final class Inbox implements TransportListener {
         this.loop = loop;
     }
 
+    /** @param recovery the recovery extension the client added, told of subscribes that failed locally; or null */
+    void bind(RecoveryExtension recovery) {
+        this.recovery = recovery;
+    }
+
     @Override
     public void onMessages(ClientTransport transport, List<Message.Mutable> messages) {
-        synchronized (order) {
+        inOrder(() -> {
             for (Message.Mutable message : messages) {
-                if (runExtensions(message)) {
+                if (runExtensions(message, 0)) {
                     route(message, null);
                 }
+                routeReleased();
+            }
+        });
+    }
+
+    /**
+     * Runs code in the order incoming messages are handled, then routes what the recovery extension let through
+     * meanwhile (unless an outer call on this thread does).
+     */
+    void inOrder(Runnable code) {
+        synchronized (order) {
+            boolean outer = !handling;
+            handling = true;
+            try {
+                code.run();
+                if (outer) {
+                    routeReleased();
+                }
+            } finally {
+                if (outer) {
+                    handling = false;
+                }
+            }
+        }
+    }
+
+    /** Messages the recovery extension held back and now lets through, after the message being handled. */
+    void release(List<Message.Mutable> messages) {
+        inOrder(() -> released.addAll(messages));
+    }
+
+    private void routeReleased() {
+        Message.Mutable next;
+        while ((next = released.poll()) != null) {
+            if (runExtensions(next, extensions.indexOf(recovery) + 1)) {
+                route(next, null);
             }
         }
     }
@@ -67,11 +115,11 @@ final class Inbox implements TransportListener {
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} message(s) without reply on {}: {}", unanswered.size(), transport, cause.toString());
         }
-        synchronized (order) {
+        inOrder(() -> {
             for (Message.Mutable request : unanswered) {
                 failed(request, error, cause);
             }
-        }
+        });
     }
 
     /**
@@ -82,10 +130,14 @@ final class Inbox implements TransportListener {
      * @param cause what happened, or null
      */
     void failed(Message request, String error, Throwable cause) {
-        synchronized (order) {
-            route(LocalReplies.failure(request, error, cause), cause == null ? new IllegalStateException(error)
-                    : cause);
-        }
+        inOrder(() -> {
+            Message.Mutable reply = LocalReplies.failure(request, error, cause);
+            if (recovery != null && Message.META_SUBSCRIBE.equals(reply.getChannel())) {
+                // The one extension told of local failures: a recovery waiting for this reply learns it was lost.
+                Callbacks.test(recovery, () -> recovery.rcvMeta(session, reply), true);
+            }
+            route(reply, cause == null ? new IllegalStateException(error) : cause);
+        });
     }
 
     /**
@@ -97,15 +149,20 @@ final class Inbox implements TransportListener {
      */
     void notifyFailure(Pending entry, String error, Throwable cause) {
         Message reply = MapMessage.readOnly(LocalReplies.failure(entry.request, error, cause));
-        synchronized (order) {
+        inOrder(() -> {
             notifyCallback(entry, reply);
             notifyListeners(reply);
-        }
+        });
     }
 
-    private boolean runExtensions(Message.Mutable message) {
+    /** @param from the index of the first extension to run */
+    private boolean runExtensions(Message.Mutable message, int from) {
         boolean meta = message.isMeta();
+        int index = 0;
         for (Extension extension : extensions) {
+            if (index++ < from) {
+                continue;
+            }
             boolean keep = Callbacks.test(extension, () -> meta ? extension.rcvMeta(session, message)
                     : extension.rcv(session, message), true);
             if (!keep) {

@@ -1,14 +1,20 @@
 package org.bayeux.client.ext;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client side of recovery (wire in {@code docs/protocol.md}, "Recovery"): against a server that offers it in its
@@ -19,11 +25,23 @@ import org.bayeux.api.client.ClientSession;
  * missed, once and in order, before the live messages. Positions survive re-handshakes; an unsubscribe forgets its
  * channel's.
  *
+ * <p><b>Gaps.</b> With a {@link Host} (the one {@link org.bayeux.client.BayeuxClient} gives it), the extension also
+ * checks the offsets of each channel it subscribed to (plain channels only) while the session lives: a message of
+ * the same epoch more than one past the last one let through means messages were lost on the way (for example
+ * written by the server into a WebSocket that died while the session survived). That message, and the later ones of
+ * the channel, are held back from the application, and the channel is subscribed to again with the position of the
+ * last one let through (one such recovery at a time per channel). With {@code recovered: true} the missing ones
+ * come, and everything is let through in offset order. A subscribe lost with its connection is sent again once the
+ * client is connected again (a resubscribe after a re-handshake, which carries the same position, takes its place).
+ * With {@code recovered: false}, a subscribe the server refused, more than {@code maxHeld} held, or no end within
+ * {@code timeout}, the held messages are let through in order and the gap is accepted ({@link #recovered(String)} is then false, and {@link #gapsLost()} counts it). Messages at or below the
+ * last one let through (same epoch) are dropped as duplicates. Messages without a position, of another epoch, or of
+ * channels received only through wildcards pass as they come.</p>
+ *
  * <p>{@link org.bayeux.client.BayeuxClient} adds one by itself unless
  * {@link org.bayeux.client.BayeuxClientConfig.Builder#recovery(boolean) recovery} is off; against a server that does
- * not offer recovery it adds nothing to any message. The outcome of the last subscribe to a channel is
- * {@link #recovered(String)}, and is in the subscribe reply ({@code ext.recovery.recovered}). Only subscriptions to
- * plain channels recover (not wildcards).</p>
+ * not offer recovery it adds nothing to any message and holds nothing back. The outcome of the last recovery of a
+ * channel is {@link #recovered(String)}, and is in the subscribe reply ({@code ext.recovery.recovered}).</p>
  */
 public final class RecoveryExtension implements ClientSession.Extension {
     /** The field of {@code ext} in handshake replies, subscribes and subscribe replies. */
@@ -36,6 +54,12 @@ public final class RecoveryExtension implements ClientSession.Extension {
     public static final String EPOCH_FIELD = "epoch";
     /** The subscribe reply's {@code ext.recovery} field telling whether everything missed was delivered. */
     public static final String RECOVERED_FIELD = "recovered";
+    /** The field of a failed reply the client made itself (the request got no answer). */
+    private static final String FAILURE_FIELD = "failure";
+    /** How many messages of one channel are held back at most while a gap is recovered (the server recovers 1,000). */
+    public static final int DEFAULT_MAX_HELD = 1000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RecoveryExtension.class);
 
     /**
      * A position in a channel.
@@ -46,12 +70,97 @@ public final class RecoveryExtension implements ClientSession.Extension {
     public record Position(long offset, String epoch) {
     }
 
-    private final ConcurrentMap<String, Position> positions = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, Boolean> outcomes = new ConcurrentHashMap<>();
+    /**
+     * What the extension needs of its client to hold messages back and recover gaps; {@link
+     * org.bayeux.client.BayeuxClient} provides one. Without it the extension only keeps and sends positions.
+     */
+    public interface Host {
+        /**
+         * Sends a {@code /meta/subscribe} to the channel (the extension adds the position as it goes out); its reply,
+         * or a failure made by the client, comes back through {@link #rcvMeta}.
+         *
+         * @param channel a plain channel the client is subscribed to
+         */
+        void subscribe(String channel);
+
+        /**
+         * Lets held messages through to the application, in this order, after the message being handled (if any);
+         * they pass the extensions after this one.
+         *
+         * @param messages the messages
+         */
+        void release(List<Message.Mutable> messages);
+
+        /**
+         * Runs a task after a delay, in the order the client handles incoming messages (never while one is handled).
+         *
+         * @param task the task
+         * @param delay the delay
+         * @return what cancels it
+         */
+        Runnable schedule(Runnable task, Duration delay);
+    }
+
+    /** One channel's position, and the recovery of a gap in it; guarded by the extension. */
+    private static final class Track {
+        /** Subscribed to as a plain channel: gaps are recovered. */
+        boolean plain;
+        String epoch;
+        /** The offset of the last message let through. */
+        long last;
+        /** After a failed recovery: offsets up to this one pass without counting as a gap (the server's held ones). */
+        long accepted;
+        final TreeMap<Long, Message.Mutable> held = new TreeMap<>();
+        boolean recovering;
+        /** The id of the subscribe whose reply ends the recovery; null until it goes out. */
+        String awaiting;
+        /** Its subscribe was lost with its connection: sent again once the client is connected again. */
+        boolean resend;
+        /** The id of the subscribe of a recovery that ended without its reply: its outcome is not taken. */
+        String ignored;
+        Runnable cancel;
+        int generation;
+
+        Position position() {
+            return epoch == null ? null : new Position(Math.max(last, accepted), epoch);
+        }
+    }
+
+    private final Host host;
+    private final Duration timeout;
+    private final int maxHeld;
+    /** Guarded by {@code this}. */
+    private final Map<String, Track> tracks = new HashMap<>();
+    /** Guarded by {@code this}. */
+    private final Map<String, Boolean> outcomes = new HashMap<>();
+    private final AtomicLong gapsDetected = new AtomicLong();
+    private final AtomicLong gapsRecovered = new AtomicLong();
+    private final AtomicLong gapsLost = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
     private volatile boolean offered;
 
-    /** Creates the extension; {@link org.bayeux.client.BayeuxClient} makes one by itself. */
+    /** Creates the extension without gap recovery (it keeps and sends positions only). */
     public RecoveryExtension() {
+        this(null, Duration.ofSeconds(20), DEFAULT_MAX_HELD);
+    }
+
+    /**
+     * Creates the extension with gap recovery; {@link org.bayeux.client.BayeuxClient} makes one by itself.
+     *
+     * @param host what holds messages back, lets them through, and subscribes again; null for none
+     * @param timeout the longest a gap is held open; above 0
+     * @param maxHeld the most messages of one channel held back; at least 1
+     */
+    public RecoveryExtension(Host host, Duration timeout, int maxHeld) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("The recovery timeout must be above 0, not " + timeout);
+        }
+        if (maxHeld < 1) {
+            throw new IllegalArgumentException("maxHeld must be at least 1, not " + maxHeld);
+        }
+        this.host = host;
+        this.timeout = timeout;
+        this.maxHeld = maxHeld;
     }
 
     /** @return true if the last handshake reply offered recovery */
@@ -61,19 +170,41 @@ public final class RecoveryExtension implements ClientSession.Extension {
 
     /**
      * @param channel a channel
-     * @return the position of the last message received on it, if any
+     * @return the position of the last message let through on it (or the server's, after a failed recovery), if any
      */
-    public Optional<Position> position(String channel) {
-        return Optional.ofNullable(positions.get(channel));
+    public synchronized Optional<Position> position(String channel) {
+        Track track = tracks.get(channel);
+        return Optional.ofNullable(track == null ? null : track.position());
     }
 
     /**
      * @param channel a channel
-     * @return the outcome of the last subscribe to it that sent a position: true if everything missed was
-     *         delivered, false if history no longer covered it (or its epoch changed); empty if none did
+     * @return the outcome of the last recovery of it (a subscribe that sent a position, or a gap): true if everything
+     *         missed was delivered, false if not (history no longer covered it, its epoch changed, or a gap was
+     *         given up); empty if none
      */
-    public Optional<Boolean> recovered(String channel) {
+    public synchronized Optional<Boolean> recovered(String channel) {
         return Optional.ofNullable(outcomes.get(channel));
+    }
+
+    /** @return how many gaps in offsets were seen (each starts a recovery) */
+    public long gapsDetected() {
+        return gapsDetected.get();
+    }
+
+    /** @return how many gaps were filled by a recovery */
+    public long gapsRecovered() {
+        return gapsRecovered.get();
+    }
+
+    /** @return how many gaps were given up: the messages missing in them never reached the application */
+    public long gapsLost() {
+        return gapsLost.get();
+    }
+
+    /** @return how many messages were dropped because one with the same position was let through already */
+    public long duplicatesDropped() {
+        return duplicates.get();
     }
 
     @Override
@@ -85,15 +216,30 @@ public final class RecoveryExtension implements ClientSession.Extension {
         }
         if (Message.META_SUBSCRIBE.equals(channel) && offered && isPlain((String) subscription)) {
             Map<String, Object> recovery = new LinkedHashMap<>();
-            Position position = positions.get(subscription);
-            if (position != null) {
-                recovery.put(OFFSET_FIELD, position.offset());
-                recovery.put(EPOCH_FIELD, position.epoch());
+            synchronized (this) {
+                Track track = tracks.computeIfAbsent((String) subscription, name -> new Track());
+                track.plain = true;
+                if (track.recovering) {
+                    // This subscribe (ours, or a resubscribe after a re-handshake) carries the position the held
+                    // messages wait on: its reply ends the recovery.
+                    track.awaiting = message.getId();
+                    track.resend = false;
+                }
+                Position position = track.position();
+                if (position != null) {
+                    recovery.put(OFFSET_FIELD, position.offset());
+                    recovery.put(EPOCH_FIELD, position.epoch());
+                }
             }
             message.getExt(true).put(RECOVERY_FIELD, recovery);
         } else if (Message.META_UNSUBSCRIBE.equals(channel)) {
-            positions.remove(subscription);
-            outcomes.remove(subscription);
+            synchronized (this) {
+                Track track = tracks.remove(subscription);
+                if (track != null && track.cancel != null) {
+                    track.cancel.run();
+                }
+                outcomes.remove(subscription);
+            }
         }
         return true;
     }
@@ -111,25 +257,84 @@ public final class RecoveryExtension implements ClientSession.Extension {
             if (message.isSuccessful()) {
                 offered = Boolean.TRUE.equals(recovery);
             }
-        } else if (Message.META_SUBSCRIBE.equals(channel) && message.isSuccessful() && recovery instanceof Map
+        } else if (Message.META_CONNECT.equals(channel) && message.isSuccessful() && host != null) {
+            resendLost();
+        } else if (Message.META_SUBSCRIBE.equals(channel)
                 && message.get(Message.SUBSCRIPTION_FIELD) instanceof String) {
-            String subscription = (String) message.get(Message.SUBSCRIPTION_FIELD);
-            Map<?, ?> outcome = (Map<?, ?>) recovery;
-            if (outcome.get(RECOVERED_FIELD) instanceof Boolean) {
-                outcomes.put(subscription, (Boolean) outcome.get(RECOVERED_FIELD));
+            List<Message.Mutable> release;
+            synchronized (this) {
+                release = subscribeReply((String) message.get(Message.SUBSCRIPTION_FIELD), message,
+                        recovery instanceof Map ? (Map<?, ?>) recovery : null);
             }
-            Position current = positionOf(outcome);
-            if (current != null) {
-                // The server's position when it answered: taken when ours is of another epoch (nothing recovered)
-                // or missing; the missed messages themselves move ours forward as they arrive.
-                // A recovery that failed leaves ours behind for good: the server's is then taken if it is further.
-                boolean failed = Boolean.FALSE.equals(outcome.get(RECOVERED_FIELD));
-                positions.compute(subscription, (name, ours) -> ours == null
-                        || !ours.epoch().equals(current.epoch())
-                        || failed && current.offset() > ours.offset() ? current : ours);
-            }
+            release(release);
         }
         return true;
+    }
+
+    /** Connected again: the recoveries whose subscribe was lost with the connection send it again. */
+    private void resendLost() {
+        List<String> again = null;
+        synchronized (this) {
+            for (Map.Entry<String, Track> entry : tracks.entrySet()) {
+                Track track = entry.getValue();
+                if (track.recovering && track.resend) {
+                    track.resend = false;
+                    if (again == null) {
+                        again = new ArrayList<>();
+                    }
+                    again.add(entry.getKey());
+                }
+            }
+        }
+        if (again != null) {
+            again.forEach(host::subscribe);
+        }
+    }
+
+    /** @return the messages to let through */
+    private List<Message.Mutable> subscribeReply(String subscription, Message reply, Map<?, ?> outcome) {
+        Track track = tracks.get(subscription);
+        String id = reply.getId();
+        boolean ours = track != null && track.recovering && (track.awaiting == null || track.awaiting.equals(id));
+        if (ours && !reply.isSuccessful() && reply.get(FAILURE_FIELD) != null) {
+            // Lost with its connection, not refused: the held messages wait for the client to be connected again
+            // (or for a re-handshake, whose resubscribe carries the same position), within the timeout.
+            track.awaiting = null;
+            track.resend = true;
+            return List.of();
+        }
+        if (!reply.isSuccessful() || outcome == null) {
+            return ours ? giveUp(subscription, track, "its subscribe failed") : List.of();
+        }
+        Object recovered = outcome.get(RECOVERED_FIELD);
+        Position current = positionOf(outcome);
+        if (track == null) {
+            track = tracks.computeIfAbsent(subscription, name -> new Track());
+        }
+        if (!(id != null && id.equals(track.ignored)) && recovered instanceof Boolean) {
+            outcomes.put(subscription, (Boolean) recovered);
+        }
+        List<Message.Mutable> release = List.of();
+        if (ours && !(Boolean.TRUE.equals(recovered) && current != null && current.epoch().equals(track.epoch))) {
+            release = giveUp(subscription, track, "the server could not recover it");
+        } else if (ours) {
+            // Everything after our position comes now, then live ones: the held ones are let through as the
+            // missing ones arrive. A fresh timeout covers the recovered messages being lost in turn.
+            restartTimer(subscription, track);
+            return release;
+        }
+        if (current != null && !track.recovering) {
+            if (track.epoch == null || !track.epoch.equals(current.epoch())) {
+                // Of another epoch (or none yet): the server's position is ours; what comes next may start anywhere
+                // up to one past it (live messages the server held during the subscribe come after the reply).
+                track.epoch = current.epoch();
+                track.last = 0;
+                track.accepted = current.offset();
+            } else if (Boolean.FALSE.equals(recovered) && current.offset() > track.position().offset()) {
+                track.accepted = current.offset();
+            }
+        }
+        return release;
     }
 
     @Override
@@ -137,11 +342,149 @@ public final class RecoveryExtension implements ClientSession.Extension {
         Map<String, Object> ext = message.getExt();
         Position received = ext == null ? null : positionOf(ext.get(POSITION_FIELD));
         String channel = message.getChannel();
-        if (received != null && channel != null) {
-            positions.compute(channel, (name, ours) -> ours == null || !ours.epoch().equals(received.epoch())
-                    || received.offset() > ours.offset() ? received : ours);
+        if (received == null || channel == null) {
+            return true;
         }
-        return true;
+        List<Message.Mutable> release = List.of();
+        boolean pass;
+        boolean startRecovery = false;
+        synchronized (this) {
+            Track track = tracks.computeIfAbsent(channel, name -> new Track());
+            if (track.epoch == null || !track.epoch.equals(received.epoch())) {
+                // A new epoch (or the first position): what is held of the old one goes first, in order.
+                if (track.recovering) {
+                    release = giveUp(channel, track, "its epoch changed");
+                }
+                track.epoch = received.epoch();
+                track.last = received.offset();
+                track.accepted = 0;
+                pass = release.isEmpty();
+                if (!pass) {
+                    release.add(message);
+                }
+            } else if (host == null || !track.plain) {
+                // Without gap recovery (or through a wildcard only) messages pass as they come; the position moves up.
+                track.last = Math.max(track.last, received.offset());
+                pass = true;
+            } else {
+                long offset = received.offset();
+                if (offset <= track.last || track.held.containsKey(offset)) {
+                    duplicates.incrementAndGet();
+                    pass = false;
+                } else if (offset == track.last + 1 || track.held.isEmpty() && offset <= track.accepted + 1) {
+                    track.last = offset;
+                    pass = true;
+                    release = releaseFollowing(channel, track);
+                } else if (track.held.size() >= maxHeld) {
+                    track.held.put(offset, message);
+                    release = giveUp(channel, track, "more than " + maxHeld + " messages held");
+                    pass = false;
+                } else {
+                    track.held.put(offset, message);
+                    pass = false;
+                    if (!track.recovering) {
+                        startRecovery = true;
+                        track.recovering = true;
+                        track.awaiting = null;
+                        gapsDetected.incrementAndGet();
+                        restartTimer(channel, track);
+                        if (LOG.isDebugEnabled()) {
+                            LOG.debug("Gap in {}: offset {} after {}; recovering", channel, offset, track.last);
+                        }
+                    }
+                }
+            }
+        }
+        if (startRecovery) {
+            host.subscribe(channel);
+        }
+        release(release);
+        return pass;
+    }
+
+    /** @return the held messages that now follow on (ending the recovery once none is held) */
+    private List<Message.Mutable> releaseFollowing(String channel, Track track) {
+        if (track.held.isEmpty()) {
+            if (track.last >= track.accepted) {
+                track.accepted = 0;
+            }
+            return List.of();
+        }
+        List<Message.Mutable> release = new ArrayList<>();
+        while (!track.held.isEmpty() && track.held.firstKey() <= track.last + 1) {
+            Map.Entry<Long, Message.Mutable> first = track.held.pollFirstEntry();
+            if (first.getKey() <= track.last) {
+                duplicates.incrementAndGet();
+            } else {
+                track.last = first.getKey();
+                release.add(first.getValue());
+            }
+        }
+        if (track.last >= track.accepted) {
+            track.accepted = 0;
+        }
+        if (track.recovering && track.held.isEmpty()) {
+            end(track);
+            gapsRecovered.incrementAndGet();
+            outcomes.put(channel, Boolean.TRUE);
+            LOG.debug("Gap in {} recovered", channel);
+        }
+        return release;
+    }
+
+    /** Ends a recovery without the missing messages: the held ones go, in order, and the gap is accepted. */
+    private List<Message.Mutable> giveUp(String channel, Track track, String why) {
+        List<Message.Mutable> release = new ArrayList<>(track.held.values());
+        if (!track.held.isEmpty()) {
+            track.last = Math.max(track.last, track.held.lastKey());
+        }
+        track.held.clear();
+        if (track.recovering) {
+            track.ignored = track.awaiting;
+            end(track);
+            gapsLost.incrementAndGet();
+            outcomes.put(channel, Boolean.FALSE);
+            LOG.info("Messages of {} were lost on the way and could not be recovered ({}); {} held back let through",
+                    channel, why, release.size());
+        }
+        return release;
+    }
+
+    private void end(Track track) {
+        track.recovering = false;
+        track.awaiting = null;
+        track.resend = false;
+        track.generation++;
+        if (track.cancel != null) {
+            track.cancel.run();
+            track.cancel = null;
+        }
+    }
+
+    private void restartTimer(String channel, Track track) {
+        if (track.cancel != null) {
+            track.cancel.run();
+        }
+        int generation = ++track.generation;
+        track.cancel = host.schedule(() -> expire(channel, track, generation), timeout);
+    }
+
+    private void expire(String channel, Track track, int generation) {
+        List<Message.Mutable> release;
+        synchronized (this) {
+            if (tracks.get(channel) != track || track.generation != generation || !track.recovering) {
+                return;
+            }
+            track.cancel = null;
+            release = giveUp(channel, track, "no recovery within " + timeout.toMillis() + " ms");
+        }
+        release(release);
+    }
+
+    private void release(List<Message.Mutable> messages) {
+        if (!messages.isEmpty()) {
+            host.release(messages);
+        }
     }
 
     private static Position positionOf(Object value) {
@@ -155,7 +498,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
     }
 
     @Override
-    public String toString() {
-        return "RecoveryExtension[offered: " + offered + ", channels: " + positions.size() + "]";
+    public synchronized String toString() {
+        return "RecoveryExtension[offered: " + offered + ", channels: " + tracks.size() + "]";
     }
 }
