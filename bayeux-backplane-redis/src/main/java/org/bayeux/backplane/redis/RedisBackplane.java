@@ -123,6 +123,7 @@ public final class RedisBackplane implements Cluster {
     private volatile RedisLink link;
     private volatile RedisLink.Connection publishing;
     private volatile List<Thread> readers = List.of();
+    private volatile List<StreamReader> loops = List.of();
     /**
      * Test seam: run by a reader before it hands a message to this node, so that a test can hold the live stream
      * back behind a history read. Null (nothing run) outside tests.
@@ -225,6 +226,7 @@ public final class RedisBackplane implements Cluster {
         readersPositioned = new boolean[groups.size()];
         readersConnected = new boolean[groups.size()];
         List<Thread> threads = new ArrayList<>();
+        List<StreamReader> started = new ArrayList<>();
         for (int index = 0; index < groups.size(); index++) {
             StreamReader loop = new StreamReader(this, index, link, shards, shardReads, groups.get(index), config,
                     node);
@@ -232,8 +234,10 @@ public final class RedisBackplane implements Cluster {
                     : "redis-backplane-reader-" + index);
             thread.setDaemon(true);
             threads.add(thread);
+            started.add(loop);
         }
         readers = List.copyOf(threads);
+        loops = List.copyOf(started);
         threads.forEach(Thread::start);
     }
 
@@ -306,8 +310,11 @@ public final class RedisBackplane implements Cluster {
 
     /** Wakes the readers that wait with nothing to read, so that they take a newly positioned shard at once. */
     void wakeReaders() {
-        for (Thread reader : readers) {
-            LockSupport.unpark(reader);
+        List<Thread> threads = readers;
+        List<StreamReader> started = loops;
+        RedisLink.Connection other = connection();
+        for (int index = 0; index < threads.size() && index < started.size(); index++) {
+            started.get(index).wake(threads.get(index), other);
         }
     }
 
@@ -402,6 +409,7 @@ public final class RedisBackplane implements Cluster {
             threads = readers;
             publishing = null;
             readers = List.of();
+            loops = List.of();
         }
         for (Thread thread : threads) {
             thread.interrupt();

@@ -11,6 +11,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.StreamMessage;
+import io.lettuce.core.UnblockType;
 import io.lettuce.core.XReadArgs;
 import org.bayeux.server.cluster.ClusterNode;
 import org.slf4j.Logger;
@@ -43,6 +44,12 @@ final class StreamReader {
     /** The {@link ShardReads.Read#generation} each of {@link #lastIds} belongs to. */
     private final long[] generations;
     private RedisLink.Connection connection;
+    private static final long UNKNOWN = -1;
+    /**
+     * The Redis client id of this reader's connection (one Redis server only), so that {@link #wake} can end its
+     * blocked read; {@value #UNKNOWN} while not known.
+     */
+    private volatile long clientId = UNKNOWN;
 
     StreamReader(RedisBackplane backplane, int index, RedisLink link, StreamShards shards, ShardReads reads,
             int[] mine, RedisBackplaneConfig config, ClusterNode node) {
@@ -80,6 +87,9 @@ final class StreamReader {
                 if (!failed) {
                     backplane.readerConnected(index, true);
                 }
+                if (clientId == UNKNOWN && !link.cluster()) {
+                    clientId = connection.sync().clientId();
+                }
                 readOnce();
                 failed = false;
                 backplane.readerConnected(index, true);
@@ -89,6 +99,8 @@ final class StreamReader {
                     break;
                 }
                 failed = true;
+                // A reconnect gives the connection another client id: asked again once connected.
+                clientId = UNKNOWN;
                 backplane.readerConnected(index, false);
                 LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
                 LockSupport.parkNanos(this, backoff.toNanos());
@@ -104,6 +116,24 @@ final class StreamReader {
         // A blocking read waits up to readBlock, and Redis then has the operation timeout to answer.
         connected.setTimeout(config.readBlock().plus(config.operationTimeout()));
         connection = connected;
+    }
+
+    /**
+     * Makes this reader take a newly positioned shard now rather than after its blocked read: unparks it if it waits
+     * with nothing to read, and ends its blocked {@code XREAD} ({@code CLIENT UNBLOCK}, on another connection) if it
+     * is in one. Best effort: an unblock that reaches Redis just before the read is blocked does nothing, and the
+     * shard is then taken after at most the read block.
+     */
+    void wake(Thread thread, RedisLink.Connection other) {
+        LockSupport.unpark(thread);
+        long id = clientId;
+        if (id != UNKNOWN && other != null) {
+            try {
+                other.async().clientUnblock(id, UnblockType.TIMEOUT);
+            } catch (RuntimeException refused) {
+                LOG.debug("Could not wake a reader: {}", refused.toString());
+            }
+        }
     }
 
     /**
