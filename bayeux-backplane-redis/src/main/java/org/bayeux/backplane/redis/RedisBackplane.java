@@ -122,6 +122,8 @@ public final class RedisBackplane implements Cluster {
     private volatile boolean running;
     private volatile RedisLink link;
     private volatile RedisLink.Connection publishing;
+    /** Whether the publishing connection was opened since start: until then, positioning shards waits for it. */
+    private volatile boolean everConnected;
     private volatile List<Thread> readers = List.of();
     private volatile List<StreamReader> loops = List.of();
     /**
@@ -177,6 +179,7 @@ public final class RedisBackplane implements Cluster {
         }
         this.node = Objects.requireNonNull(node, "node");
         running = true;
+        everConnected = false;
         link = RedisLink.create(config, MAX_BACKOFF);
         recoveries = Executors.newFixedThreadPool(RECOVERY_THREADS, runnable -> {
             Thread thread = new Thread(runnable, "redis-backplane-recovery");
@@ -195,6 +198,7 @@ public final class RedisBackplane implements Cluster {
         });
         node.server().addExtension(shardReads);
         node.server().addSubscriptionListener(shardReads);
+        shardReads.countExisting();
         // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
         recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), task -> {
             try {
@@ -209,7 +213,7 @@ public final class RedisBackplane implements Cluster {
         presence = tracker;
         node.server().addSubscriptionListener(tracker);
         tracker.start();
-        // One Redis server: one reader, one XREAD over every shard stream. A Redis Cluster refuses a command whose
+        // One Redis server: one reader, one XREAD over the shard streams this node needs. A Redis Cluster refuses a command whose
         // keys are in different slots (CROSSSLOT), and each shard is a slot of its own: one reader per shard there.
         List<int[]> groups = new ArrayList<>();
         if (link.cluster()) {
@@ -273,6 +277,7 @@ public final class RedisBackplane implements Cluster {
         synchronized (this) {
             if (running && publishing == null) {
                 publishing = connection;
+                everConnected = true;
                 LOG.info("Redis backplane connected to {} ({} shard streams)", redactedUri(), shards.count());
                 return;
             }
@@ -384,6 +389,10 @@ public final class RedisBackplane implements Cluster {
         Presence tracker = presence;
         return tracker == null ? CompletableFuture.failedFuture(new IllegalStateException("not started"))
                 : tracker.members(channel).orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    boolean everConnected() {
+        return everConnected;
     }
 
     boolean isRunning() {

@@ -2,11 +2,14 @@ package org.bayeux.backplane.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,11 +49,13 @@ import org.slf4j.LoggerFactory;
  * read ({@code XREVRANGE key + - COUNT 1}, asynchronously, on the publishing connection) and its reader starts
  * after it. A subscribe's successful reply waits (this extension completes it later) until every shard it needs is
  * positioned: the subscription has taken effect by then, so a message published after the reply has a later id and
- * is read and delivered to it. If the position cannot be read (Redis away, or no answer within
- * {@link RedisBackplaneConfig#OPERATION_TIMEOUT}), the session is unsubscribed again and the reply fails with
- * {@code 503::backplane_unavailable}: accepting it and positioning later would lose what other nodes publish in
- * between. A subscription made on the server without a reply ({@code ServerChannel.subscribe}) starts the
- * positioning too, but nothing waits for it (retried at each sweep while Redis is away).</p>
+ * is read and delivered to it. Without a connection to Redis, positioning waits for one for up to
+ * {@link RedisBackplaneConfig#OPERATION_TIMEOUT} (before the node's first connection, while it starts, as long as it
+ * takes). If the position cannot be read by then (Redis away, or no answer within the timeout), the session is
+ * unsubscribed again and the reply fails with {@code 503::backplane_unavailable}: accepting it and positioning later
+ * would lose what other nodes publish in between. A subscription made on the server without a reply
+ * ({@code ServerChannel.subscribe}) starts the positioning too, but nothing waits for it (retried at each sweep
+ * while Redis is away). Subscriptions made before the backplane starts are counted when it starts.</p>
  *
  * <p><b>Late start.</b> A reader already blocked in {@code XREAD BLOCK} on other shards takes a newly positioned one
  * into its next read, after at most {@link RedisBackplaneConfig#READ_BLOCK}; its first messages may be that late
@@ -62,6 +67,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ShardReads implements SubscriptionListener, ServerExtension {
     private static final Logger LOG = LoggerFactory.getLogger(ShardReads.class);
+    private static final long RETRY_MILLIS = 20;
 
     private final RedisBackplane backplane;
     private final StreamShards shards;
@@ -70,6 +76,10 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
     private final AtomicIntegerArray subscriptions;
     /** How many subscriptions of this node's sessions to wildcard channels. */
     private final AtomicInteger wildcards = new AtomicInteger();
+    /**
+     * The subscriptions counted, so that one seen twice (by the listener and by the scan at start) counts once.
+     */
+    private final Set<Subscription> counted = ConcurrentHashMap.newKeySet();
     /** How many presence listeners are registered on this node. */
     private final AtomicInteger listeners = new AtomicInteger();
     /** Per shard: how it is read now, or null while it is not. Changed under this; read by readers without. */
@@ -98,6 +108,9 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
         }
     }
 
+    private record Subscription(String session, String channel) {
+    }
+
     ShardReads(RedisBackplane backplane, StreamShards shards, RedisBackplaneConfig config) {
         this.backplane = backplane;
         this.shards = shards;
@@ -122,6 +135,22 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
         }
     }
 
+    /**
+     * Counts the subscriptions made before the backplane started (an application's local sessions may subscribe
+     * before the engine starts). Called once the listener is registered: one seen by both counts once.
+     */
+    void countExisting() {
+        BayeuxServer current = server;
+        if (current == null) {
+            return;
+        }
+        for (ServerChannel channel : current.getChannels()) {
+            for (ServerSession session : channel.getSubscribers()) {
+                subscribed(session, channel, null);
+            }
+        }
+    }
+
     void stop() {
         ScheduledExecutorService scheduler = timer;
         if (scheduler != null) {
@@ -134,6 +163,7 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
                 subscriptions.set(shard, 0);
             }
             wildcards.set(0);
+            counted.clear();
         }
     }
 
@@ -182,6 +212,9 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
         if (!id.isBroadcast() || timer == null) {
             return;
         }
+        if (!counted.add(new Subscription(session.getId(), channel.getId()))) {
+            return;
+        }
         if (id.isWildcard()) {
             wildcards.incrementAndGet();
             ensureAll();
@@ -196,6 +229,9 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
     public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
         ChannelId id = channel.getChannelId();
         if (!id.isBroadcast() || timer == null) {
+            return;
+        }
+        if (!counted.remove(new Subscription(session.getId(), channel.getId()))) {
             return;
         }
         if (id.isWildcard()) {
@@ -292,14 +328,27 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
             read = new Read(++generations);
             reads.set(shard, read);
         }
-        position(shard, read);
+        position(shard, read, System.nanoTime() + config.operationTimeout().toNanos());
         return read.start;
     }
 
-    /** Reads the shard stream's last id now: the reader starts after it. */
-    private void position(int shard, Read read) {
+    /**
+     * Reads the shard stream's last id now: the reader starts after it. Without a connection it tries again every
+     * {@value #RETRY_MILLIS} ms, until the deadline; before this node's first connection to Redis, until it connects
+     * (subscriptions made while the node starts wait for it rather than fail).
+     */
+    private void position(int shard, Read read, long deadline) {
         RedisLink.Connection connection = backplane.connection();
         if (connection == null) {
+            ScheduledExecutorService scheduler = timer;
+            if (scheduler != null && (!backplane.everConnected() || System.nanoTime() - deadline < 0)) {
+                try {
+                    scheduler.schedule(() -> position(shard, read, deadline), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                    return;
+                } catch (RejectedExecutionException stopped) {
+                    // Stopped: fails below.
+                }
+            }
             failed(shard, read, new IllegalStateException("not connected to Redis"));
             return;
         }

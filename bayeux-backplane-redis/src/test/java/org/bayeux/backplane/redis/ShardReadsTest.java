@@ -156,6 +156,28 @@ class ShardReadsTest {
     }
 
     @Test
+    void aSubscriptionMadeBeforeTheBackplaneStartsIsRead() throws Exception {
+        RedisBackplane onA = backplane(16, "200ms", "500ms");
+        BayeuxEngine a = node(onA);
+        RedisBackplane onB = backplane(16, "200ms", "500ms");
+        BayeuxEngine b = BayeuxEngine.create();
+        b.setCluster(onB);
+        engines.add(b);
+        List<Object> received = new CopyOnWriteArrayList<>();
+        LocalSession early = b.newLocalSession("early");
+        early.handshake();
+        early.getChannel("/news/early").subscribe(collector(received), null);
+
+        b.start();
+
+        await("read once connected").atMost(Duration.ofSeconds(10))
+                .until(() -> onB.shardsReadNow().equals(Set.of(onB.shardOf("/news/early"))));
+        assertThat(publish(connected(a, "speaker"), "/news/early", "first").isSuccessful()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> received.contains("first"));
+        assertThat(received).containsExactly("first");
+    }
+
+    @Test
     void aWildcardSubscriptionMakesEveryShardRead() throws Exception {
         RedisBackplane onA = backplane(16, "200ms", "500ms");
         RedisBackplane onB = backplane(16, "200ms", "500ms");
