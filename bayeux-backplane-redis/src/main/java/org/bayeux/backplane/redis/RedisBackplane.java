@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * subscriber for (the engine drops them at once). {@link #shardsRead()} says how many it reads now.</p>
  *
  * <p><b>Reading.</b> On one Redis server, one reader thread per node (never an engine or Lettuce thread) reads
- * the shards it needs with a blocking {@code XREAD} on its own connection, at most {@link RedisBackplaneConfig#READ_BATCH}
- * entries per stream per read, and hands each entry, in order, to {@link ClusterNode#deliver}. On a Redis Cluster
+ * the shards it needs with a blocking {@code XREAD} on its own connection, at most
+ * {@link RedisBackplaneConfig#READ_BATCH} entries per stream per read, and hands each entry, in order, to {@link ClusterNode#deliver}. On a Redis Cluster
  * ({@code redis-cluster://h:p,h:p,...}) a command may only touch keys of one slot, and each shard is a slot of its
  * own: there a node runs one reader thread, with its own connection, per shard (idle, but for a connection check
  * every read block, while its shard is not needed). Either way a reader starts a stream after the last entry it held
@@ -213,8 +213,9 @@ public final class RedisBackplane implements Cluster {
         presence = tracker;
         node.server().addSubscriptionListener(tracker);
         tracker.start();
-        // One Redis server: one reader, one XREAD over the shard streams this node needs. A Redis Cluster refuses a command whose
-        // keys are in different slots (CROSSSLOT), and each shard is a slot of its own: one reader per shard there.
+        // One Redis server: one reader, one XREAD over the shard streams this node needs. A Redis Cluster refuses a
+        // command whose keys are in different slots (CROSSSLOT), and each shard is a slot of its own: one reader per
+        // shard there.
         List<int[]> groups = new ArrayList<>();
         if (link.cluster()) {
             for (int shard = 0; shard < shards.count(); shard++) {
