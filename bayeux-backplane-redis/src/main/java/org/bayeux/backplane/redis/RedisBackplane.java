@@ -40,19 +40,25 @@ import org.slf4j.LoggerFactory;
  * Redis answered the append: acknowledged means stored. Each key carries its shard in a hash tag, so that on a Redis
  * Cluster the shards spread over the masters.</p>
  *
- * <p><b>Why shard streams, not one stream per channel.</b> A node reads every shard. A stream per channel would let a
- * node read only the channels its clients subscribe to, but a wildcard subscription ({@code /chat/**}) matches
- * channels nobody has named yet, and a node would need to learn of every new channel before its first message: a
- * fixed set of shards has no such race and bounds the number of streams a node reads whatever the number of channels.
- * The price: a node reads messages of channels it has no subscriber for (the engine drops them at once); at tens of
- * nodes that read cost is what Redis Cluster's shards spread.</p>
+ * <p><b>Why shard streams, not one stream per channel.</b> A stream per channel would let a node read exactly the
+ * channels its clients subscribe to, but a wildcard subscription ({@code /chat/**}) matches channels nobody has named
+ * yet, and a node would need to learn of every new channel before its first message: a fixed set of shards has no
+ * such race and bounds the number of streams a node reads whatever the number of channels.</p>
+ *
+ * <p><b>Which shards a node reads.</b> Only those its subscriptions need ({@link ShardReads}): the shards of the plain
+ * channels its sessions subscribe to; every shard while one of its sessions has a wildcard subscription or a
+ * {@link PresenceListener} is registered. A subscribe's reply waits until its shard is positioned, so nothing
+ * published after the reply is missed; a shard no longer needed is dropped after
+ * {@link RedisBackplaneConfig#SHARD_READ_GRACE}. A node still reads messages of channels of its shards it has no
+ * subscriber for (the engine drops them at once). {@link #shardsRead()} says how many it reads now.</p>
  *
  * <p><b>Reading.</b> On one Redis server, one reader thread per node (never an engine or Lettuce thread) reads
- * every shard with a blocking {@code XREAD} on its own connection, at most {@link RedisBackplaneConfig#READ_BATCH}
- * entries per stream per read, and hands each entry, in order, to {@link ClusterNode#deliver}. On a Redis Cluster
+ * the shards it needs with a blocking {@code XREAD} on its own connection, at most
+ * {@link RedisBackplaneConfig#READ_BATCH} entries per stream per read, and hands each entry, in order, to {@link ClusterNode#deliver}. On a Redis Cluster
  * ({@code redis-cluster://h:p,h:p,...}) a command may only touch keys of one slot, and each shard is a slot of its
- * own: there a node runs one reader thread, with its own connection, per shard. Either way a reader starts after the
- * last entry each of its streams holds when the node starts, and remembers the last id it delivered of each stream:
+ * own: there a node runs one reader thread, with its own connection, per shard (idle, but for a connection check
+ * every read block, while its shard is not needed). Either way a reader starts a stream after the last entry it held
+ * when the shard was positioned, and remembers the last id it delivered of each stream:
  * after a Redis disconnect it resumes from there, so nothing stored while it was away is lost and nothing is
  * delivered twice (as long as the stream still holds that id: see {@link RedisBackplaneConfig#STREAM_MAX_LENGTH}).
  * A channel is in one stream, read by one reader: its order is kept.</p>
@@ -111,11 +117,15 @@ public final class RedisBackplane implements Cluster {
     private final String nodeId = HistoryStore.newEpoch();
     private final List<PresenceListener> presenceListeners = new CopyOnWriteArrayList<>();
     private volatile Presence presence;
+    private final ShardReads shardReads;
     private volatile ClusterNode node;
     private volatile boolean running;
     private volatile RedisLink link;
     private volatile RedisLink.Connection publishing;
+    /** Whether the publishing connection was opened since start: until then, positioning shards waits for it. */
+    private volatile boolean everConnected;
     private volatile List<Thread> readers = List.of();
+    private volatile List<StreamReader> loops = List.of();
     /**
      * Test seam: run by a reader before it hands a message to this node, so that a test can hold the live stream
      * back behind a history read. Null (nothing run) outside tests.
@@ -132,6 +142,7 @@ public final class RedisBackplane implements Cluster {
     public RedisBackplane(RedisBackplaneConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
+        this.shardReads = new ShardReads(this, shards, config);
         this.history = new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(),
                 config.historyAge());
     }
@@ -168,6 +179,7 @@ public final class RedisBackplane implements Cluster {
         }
         this.node = Objects.requireNonNull(node, "node");
         running = true;
+        everConnected = false;
         link = RedisLink.create(config, MAX_BACKOFF);
         recoveries = Executors.newFixedThreadPool(RECOVERY_THREADS, runnable -> {
             Thread thread = new Thread(runnable, "redis-backplane-recovery");
@@ -175,6 +187,18 @@ public final class RedisBackplane implements Cluster {
             return thread;
         });
         ExecutorService pool = recoveries;
+        // Before the recovery extension: a subscribe's reply waits for its shard's position before recovery reads
+        // the history, so that the live stream starts no later than the history ends.
+        shardReads.start(node.server(), task -> {
+            try {
+                pool.execute(task);
+            } catch (RejectedExecutionException stopped) {
+                task.run();
+            }
+        });
+        node.server().addExtension(shardReads);
+        node.server().addSubscriptionListener(shardReads);
+        shardReads.countExisting();
         // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
         recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), task -> {
             try {
@@ -189,8 +213,9 @@ public final class RedisBackplane implements Cluster {
         presence = tracker;
         node.server().addSubscriptionListener(tracker);
         tracker.start();
-        // One Redis server: one reader, one XREAD over every shard stream. A Redis Cluster refuses a command whose
-        // keys are in different slots (CROSSSLOT), and each shard is a slot of its own: one reader per shard there.
+        // One Redis server: one reader, one XREAD over the shard streams this node needs. A Redis Cluster refuses a
+        // command whose keys are in different slots (CROSSSLOT), and each shard is a slot of its own: one reader per
+        // shard there.
         List<int[]> groups = new ArrayList<>();
         if (link.cluster()) {
             for (int shard = 0; shard < shards.count(); shard++) {
@@ -206,14 +231,18 @@ public final class RedisBackplane implements Cluster {
         readersPositioned = new boolean[groups.size()];
         readersConnected = new boolean[groups.size()];
         List<Thread> threads = new ArrayList<>();
+        List<StreamReader> started = new ArrayList<>();
         for (int index = 0; index < groups.size(); index++) {
-            StreamReader loop = new StreamReader(this, index, link, shards, groups.get(index), config, node);
+            StreamReader loop = new StreamReader(this, index, link, shards, shardReads, groups.get(index), config,
+                    node);
             Thread thread = new Thread(loop::run, groups.size() == 1 ? "redis-backplane-reader"
                     : "redis-backplane-reader-" + index);
             thread.setDaemon(true);
             threads.add(thread);
+            started.add(loop);
         }
         readers = List.copyOf(threads);
+        loops = List.copyOf(started);
         threads.forEach(Thread::start);
     }
 
@@ -249,6 +278,7 @@ public final class RedisBackplane implements Cluster {
         synchronized (this) {
             if (running && publishing == null) {
                 publishing = connection;
+                everConnected = true;
                 LOG.info("Redis backplane connected to {} ({} shard streams)", redactedUri(), shards.count());
                 return;
             }
@@ -289,6 +319,34 @@ public final class RedisBackplane implements Cluster {
         return presence;
     }
 
+    /** Wakes the readers that wait with nothing to read, so that they take a newly positioned shard at once. */
+    void wakeReaders() {
+        List<Thread> threads = readers;
+        List<StreamReader> started = loops;
+        RedisLink.Connection other = connection();
+        for (int index = 0; index < threads.size() && index < started.size(); index++) {
+            started.get(index).wake(threads.get(index), other);
+        }
+    }
+
+    /**
+     * @return how many shard streams this node reads now: those its subscriptions and presence listeners need, and
+     *         those within {@link RedisBackplaneConfig#SHARD_READ_GRACE} of no longer being needed
+     */
+    public int shardsRead() {
+        return shardReads.read().size();
+    }
+
+    /** @return the shards read now, for tests */
+    java.util.SortedSet<Integer> shardsReadNow() {
+        return shardReads.read();
+    }
+
+    /** @return the shard of a channel, for tests */
+    int shardOf(String channel) {
+        return shards.shardOf(channel);
+    }
+
     void presenceEvent(Map<String, byte[]> body) {
         Presence tracker = presence;
         if (tracker != null) {
@@ -302,12 +360,15 @@ public final class RedisBackplane implements Cluster {
     }
 
     /**
-     * Adds a listener of every join and leave of every plain channel, on every node.
+     * Adds a listener of every join and leave of every plain channel, on every node. While one is registered, this
+     * node reads every shard stream (the events are in the channels' shards).
      *
      * @param listener the listener; must not block
      */
     public void addPresenceListener(PresenceListener listener) {
         presenceListeners.add(Objects.requireNonNull(listener, "listener"));
+        // It hears every channel's events: this node reads every shard from now on (see ShardReads).
+        shardReads.listenerAdded();
         Presence tracker = presence;
         if (tracker != null) {
             tracker.listeners().add(listener);
@@ -316,7 +377,9 @@ public final class RedisBackplane implements Cluster {
 
     /** @param listener a listener added before */
     public void removePresenceListener(PresenceListener listener) {
-        presenceListeners.remove(listener);
+        if (presenceListeners.remove(listener)) {
+            shardReads.listenerRemoved();
+        }
         Presence tracker = presence;
         if (tracker != null) {
             tracker.listeners().remove(listener);
@@ -332,6 +395,10 @@ public final class RedisBackplane implements Cluster {
         Presence tracker = presence;
         return tracker == null ? CompletableFuture.failedFuture(new IllegalStateException("not started"))
                 : tracker.members(channel).orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    boolean everConnected() {
+        return everConnected;
     }
 
     boolean isRunning() {
@@ -357,6 +424,7 @@ public final class RedisBackplane implements Cluster {
             threads = readers;
             publishing = null;
             readers = List.of();
+            loops = List.of();
         }
         for (Thread thread : threads) {
             thread.interrupt();
@@ -379,6 +447,9 @@ public final class RedisBackplane implements Cluster {
             node.server().removeExtension(installed);
             recovery = null;
         }
+        node.server().removeExtension(shardReads);
+        node.server().removeSubscriptionListener(shardReads);
+        shardReads.stop();
         Presence tracker = presence;
         if (tracker != null) {
             tracker.stop();

@@ -29,8 +29,8 @@ public final class RedisBackplaneConfig extends TypedConfig {
     /** How many fan-out streams the channels are spread over. */
     public static final ConfigOption<Integer> SHARDS = ConfigOption.integer("shards", 16,
             n -> n >= 1 && n <= 1024, "an integer from 1 to 1024",
-            "How many fan-out streams the channels are spread over (by a hash of the channel name); every node reads "
-                    + "all of them. Every node of a cluster must use the same number.");
+            "How many fan-out streams the channels are spread over (by a hash of the channel name); a node reads "
+                    + "those its subscriptions need. Every node of a cluster must use the same number.");
     /** How long a fan-out stream may grow. */
     public static final ConfigOption<Integer> STREAM_MAX_LENGTH = ConfigOption.integer("streamMaxLength", 100_000,
             n -> n >= 100, "an integer of at least 100",
@@ -103,10 +103,18 @@ public final class RedisBackplaneConfig extends TypedConfig {
             "How long a subscription's presence entry lasts in Redis unless its node refreshes it (every third of "
                     + "it): a node that dies has its sessions leave within about this long.");
 
+    /** How long a shard stream nobody here needs any more is still read. */
+    public static final ConfigOption<Duration> SHARD_READ_GRACE = ConfigOption.duration("shardReadGrace",
+            Duration.ofSeconds(10), d -> !d.isNegative() && d.compareTo(Duration.ofMinutes(10)) <= 0,
+            "a duration from 0s to 10m",
+            "How long a node goes on reading a fan-out stream after its last subscription needing it ended, so that "
+                    + "a client that unsubscribes and subscribes again does not make it stop and start reading.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
             OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
-            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL);
+            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL,
+            SHARD_READ_GRACE);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -211,6 +219,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(RECOVERY_BUFFER);
     }
 
+    /** @return {@link #SHARD_READ_GRACE} */
+    public Duration shardReadGrace() {
+        return get(SHARD_READ_GRACE);
+    }
+
     /** @return {@link #PRESENCE_TTL} */
     public Duration presenceTtl() {
         return get(PRESENCE_TTL);
@@ -285,6 +298,14 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder presenceTtl(Duration ttl) {
             return set(PRESENCE_TTL, ttl);
+        }
+
+        /**
+         * @param grace {@link #SHARD_READ_GRACE}
+         * @return this builder
+         */
+        public Builder shardReadGrace(Duration grace) {
+            return set(SHARD_READ_GRACE, grace);
         }
 
         /** @return the configuration */

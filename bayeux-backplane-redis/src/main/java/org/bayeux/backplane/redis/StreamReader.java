@@ -9,21 +9,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
-import io.lettuce.core.Limit;
-import io.lettuce.core.Range;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.StreamMessage;
+import io.lettuce.core.UnblockType;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import org.bayeux.server.cluster.ClusterNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The loop of one of a node's reader threads: positions itself after the last entry of each of its shard streams
- * (all of them on one Redis server; one on a Redis Cluster, where one command may only touch one slot), then reads
- * its streams from the last id it delivered, in bounded batches, and hands each entry in order to the node. A failure
- * (Redis away) waits with a back-off and tries again from the same ids, so a disconnect loses and repeats nothing.
+ * The loop of one of a node's reader threads: reads those of its shard streams this node needs now
+ * ({@link ShardReads}; all the shards on one Redis server, one on a Redis Cluster, where one command may only touch
+ * one slot), each from where {@link ShardReads} positioned it and then from the last id it delivered, in bounded
+ * batches, and hands each entry in order to the node. With nothing to read, it checks the connection and waits up to
+ * the read block (woken at once when a shard is positioned). A failure (Redis away) waits with a back-off and tries
+ * again from the same ids, so a disconnect loses and repeats nothing.
  */
 final class StreamReader {
     private static final Logger LOG = LoggerFactory.getLogger(StreamReader.class);
@@ -33,18 +33,28 @@ final class StreamReader {
     private final int index;
     private final RedisLink link;
     private final StreamShards shards;
-    /** The shards this reader reads, and where each of them is among {@link #lastIds}. */
+    private final ShardReads reads;
+    /** The shards this reader may read, and where each of them is among {@link #lastIds}. */
     private final int[] mine;
     private final int[] slotOf;
     private final RedisBackplaneConfig config;
     private final ClusterNode node;
-    /** The last id delivered of each of its shard streams; null until positioned. Used by this reader only. */
+    /** The last id delivered of each of its shard streams; null while not read. Used by this reader only. */
     private final String[] lastIds;
+    /** The {@link ShardReads.Read#generation} each of {@link #lastIds} belongs to. */
+    private final long[] generations;
     private RedisLink.Connection connection;
+    private static final long UNKNOWN = -1;
+    /**
+     * The Redis client id of this reader's connection (one Redis server only), so that {@link #wake} can end its
+     * blocked read; {@value #UNKNOWN} while not known.
+     */
+    private volatile long clientId = UNKNOWN;
 
-    StreamReader(RedisBackplane backplane, int index, RedisLink link, StreamShards shards, int[] mine,
-            RedisBackplaneConfig config, ClusterNode node) {
+    StreamReader(RedisBackplane backplane, int index, RedisLink link, StreamShards shards, ShardReads reads,
+            int[] mine, RedisBackplaneConfig config, ClusterNode node) {
         this.backplane = backplane;
+        this.reads = reads;
         this.index = index;
         this.link = link;
         this.shards = shards;
@@ -57,6 +67,7 @@ final class StreamReader {
         this.config = config;
         this.node = node;
         this.lastIds = new String[mine.length];
+        this.generations = new long[mine.length];
     }
 
     void run() {
@@ -69,15 +80,15 @@ final class StreamReader {
                 if (connection == null) {
                     connect();
                 }
-                if (lastIds[0] == null) {
-                    position();
-                }
                 backplane.readerPositioned(index);
                 if (!connection.isOpen()) {
                     throw new IllegalStateException("not connected");
                 }
                 if (!failed) {
                     backplane.readerConnected(index, true);
+                }
+                if (clientId == UNKNOWN && !link.cluster()) {
+                    clientId = connection.sync().clientId();
                 }
                 readOnce();
                 failed = false;
@@ -88,6 +99,8 @@ final class StreamReader {
                     break;
                 }
                 failed = true;
+                // A reconnect gives the connection another client id: asked again once connected.
+                clientId = UNKNOWN;
                 backplane.readerConnected(index, false);
                 LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
                 LockSupport.parkNanos(this, backoff.toNanos());
@@ -105,23 +118,63 @@ final class StreamReader {
         connection = connected;
     }
 
-    /** Starts each stream after the last entry it holds now: this node delivers what is published from now on. */
-    private void position() {
-        RedisClusterCommands<String, byte[]> commands = connection.sync();
-        String[] positions = new String[lastIds.length];
-        for (int slot = 0; slot < positions.length; slot++) {
-            List<StreamMessage<String, byte[]>> last = commands.xrevrange(shards.key(mine[slot]), Range.unbounded(),
-                    Limit.from(1));
-            positions[slot] = last.isEmpty() ? "0-0" : last.get(0).getId();
+    /**
+     * Makes this reader take a newly positioned shard now rather than after its blocked read: unparks it if it waits
+     * with nothing to read, and ends its blocked {@code XREAD} ({@code CLIENT UNBLOCK}, on another connection) if it
+     * is in one. Best effort: an unblock that reaches Redis just before the read is blocked does nothing, and the
+     * shard is then taken after at most the read block.
+     */
+    void wake(Thread thread, RedisLink.Connection other) {
+        LockSupport.unpark(thread);
+        long id = clientId;
+        if (id != UNKNOWN && other != null) {
+            try {
+                other.async().clientUnblock(id, UnblockType.TIMEOUT);
+            } catch (RuntimeException refused) {
+                LOG.debug("Could not wake a reader: {}", refused.toString());
+            }
         }
-        System.arraycopy(positions, 0, lastIds, 0, positions.length);
+    }
+
+    /**
+     * Takes in the shards newly positioned and drops those no longer read. A shard dropped and positioned again
+     * while this reader still read it goes on from the later of its last id and the new position, so that nothing is
+     * delivered twice.
+     */
+    private int follow() {
+        int reading = 0;
+        for (int slot = 0; slot < mine.length; slot++) {
+            ShardReads.Read read = reads.current(mine[slot]);
+            if (read == null) {
+                lastIds[slot] = null;
+                generations[slot] = 0;
+            } else {
+                if (generations[slot] != read.generation) {
+                    String start = read.startId();
+                    lastIds[slot] = lastIds[slot] == null ? start : ShardReads.later(lastIds[slot], start);
+                    generations[slot] = read.generation;
+                }
+                reading++;
+            }
+        }
+        return reading;
     }
 
     @SuppressWarnings("unchecked")
     private void readOnce() {
-        XReadArgs.StreamOffset<String>[] offsets = new XReadArgs.StreamOffset[lastIds.length];
+        int reading = follow();
+        if (reading == 0) {
+            // Nothing to read: check that Redis answers (for readiness), then wait to be woken or the read block.
+            connection.sync().exists(shards.key(mine[0]));
+            LockSupport.parkNanos(this, config.readBlock().toNanos());
+            return;
+        }
+        XReadArgs.StreamOffset<String>[] offsets = new XReadArgs.StreamOffset[reading];
+        int next = 0;
         for (int slot = 0; slot < lastIds.length; slot++) {
-            offsets[slot] = XReadArgs.StreamOffset.from(shards.key(mine[slot]), lastIds[slot]);
+            if (lastIds[slot] != null) {
+                offsets[next++] = XReadArgs.StreamOffset.from(shards.key(mine[slot]), lastIds[slot]);
+            }
         }
         XReadArgs args = XReadArgs.Builder.block(config.readBlock()).count(config.readBatch());
         List<StreamMessage<String, byte[]>> entries = await(connection.async().xread(args, offsets));
@@ -130,7 +183,7 @@ final class StreamReader {
         }
         for (StreamMessage<String, byte[]> entry : entries) {
             int shard = shards.indexOf(entry.getStream());
-            if (shard < 0 || slotOf[shard] < 0) {
+            if (shard < 0 || slotOf[shard] < 0 || lastIds[slotOf[shard]] == null) {
                 continue;
             }
             deliver(entry);

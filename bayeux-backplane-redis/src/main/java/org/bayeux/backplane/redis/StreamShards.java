@@ -77,7 +77,8 @@ final class StreamShards {
         return prefix + ":presence-channels:{" + shard + "}";
     }
 
-    private int shardOf(String channel) {
+    /** @return the shard of a channel */
+    int shardOf(String channel) {
         return Math.floorMod(channel.hashCode(), keys.size());
     }
 

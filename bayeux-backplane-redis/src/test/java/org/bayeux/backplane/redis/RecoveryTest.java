@@ -365,6 +365,8 @@ class RecoveryTest {
         Node b = node();
         BayeuxClient publisher = client(b.url(), ClientTransport.LONG_POLLING);
         List<Integer> atPublisher = subscribe(publisher);
+        // Node a reads the channel's shard only while one of its sessions subscribes to it (ShardReads).
+        subscribe(client(a.url(), ClientTransport.LONG_POLLING));
         publish(publisher, 0, 5);
         await("first messages").atMost(WAIT).until(() -> atPublisher.size() == 5);
         String epoch = publisher.getRecovery().orElseThrow().position(CHANNEL).orElseThrow().epoch();

@@ -197,6 +197,27 @@ class RedisClusterTest {
     }
 
     @Test
+    void aNodeReadsOnlyTheShardOfItsSubscriptionOnTheCluster() throws Exception {
+        Node a = node();
+        Node b = node();
+        String channel = "/solo/one";
+        List<String> onB = new CopyOnWriteArrayList<>();
+        BayeuxClient subscriber = client(b.url());
+        assertThat(b.backplane().shardsRead()).isZero();
+
+        assertThat(subscriber.getChannel(channel).subscribeAsync((c, m) -> onB.add((String) m.getData()))
+                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+
+        assertThat(b.backplane().shardsReadNow()).containsExactly(b.backplane().shardOf(channel));
+        BayeuxClient publisher = client(a.url());
+        assertThat(publisher.getChannel(channel).publishAsync("right after").get(WAIT.toMillis(),
+                TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+        await("the publish on b").atMost(WAIT).until(() -> onB.contains("right after"));
+        assertThat(onB).containsExactly("right after");
+        assertThat(a.backplane().shardsRead()).as("a has no subscriber").isZero();
+    }
+
+    @Test
     void aPublishIsAcknowledgedOnlyOnceTheClusterStoredIt() throws Exception {
         Node a = node();
         BayeuxClient publisher = client(a.url());
