@@ -11,6 +11,8 @@ import org.bayeux.api.ChannelId;
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.json.MalformedJsonException;
 import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.ClusterMember;
@@ -118,6 +120,12 @@ final class ClusterSeam implements ClusterNode {
 
     @Override
     public void deliver(byte[] json) {
+        ServerMessageImpl message = parse(json);
+        inbound.accept(ChannelId.of(message.getChannel()), message);
+    }
+
+    @Override
+    public ServerMessageImpl parse(byte[] json) {
         ServerMessageImpl message;
         try {
             byte[] array = new byte[json.length + 2];
@@ -133,12 +141,23 @@ final class ClusterSeam implements ClusterNode {
             throw new IllegalArgumentException("not a JSON message: " + malformed.getMessage(), malformed);
         }
         String name = message.getChannel();
-        ChannelId channel = name == null ? null : ChannelId.of(name);
+        ChannelId channel = name == null || !ChannelId.isValid(name) ? null : ChannelId.of(name);
         if (channel == null || channel.isWildcard() || channel.isMeta() || channel.isService()) {
             throw new IllegalArgumentException("not a channel one can publish to: " + name);
         }
         message.freeze();
-        inbound.accept(channel, message);
+        return message;
+    }
+
+    @Override
+    public boolean deliverTo(ServerSession session, ServerMessage message) {
+        if (!(session instanceof ServerSessionImpl) || !((ServerSessionImpl) session).belongsTo(this)) {
+            throw new IllegalArgumentException("not a session of this node: " + session);
+        }
+        if (!(message instanceof ServerMessageImpl) || !((ServerMessageImpl) message).isFrozen()) {
+            throw new IllegalArgumentException("not a message from parse()");
+        }
+        return ((ServerSessionImpl) session).enqueue(null, message);
     }
 
     @Override

@@ -202,6 +202,11 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
         deliver(sender, message, promise);
     }
 
+    /** @return true if this session belongs to the server of that cluster seam */
+    boolean belongsTo(ClusterSeam seam) {
+        return parts.cluster() == seam;
+    }
+
     /**
      * Queues a frozen message for this session and wakes whatever carries the session, unless the message is lazy
      * or a batch is open.

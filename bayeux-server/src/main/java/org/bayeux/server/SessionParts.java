@@ -71,6 +71,11 @@ final class SessionParts {
         return cluster.sessionStore();
     }
 
+    /** @return the cluster seam of the server these parts belong to */
+    ClusterSeam cluster() {
+        return cluster;
+    }
+
     RateLimitedLog quietLog() {
         return QUIET;
     }

@@ -7,6 +7,8 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Future;
@@ -15,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import org.bayeux.api.server.ServerMessage;
 
 /**
  * The two scripts that keep each channel's position and history, and run them: one per publish, one per recovery.
@@ -97,8 +100,16 @@ final class HistoryStore {
     private static final String PUBLISH_SHA = sha1(PUBLISH);
     private static final String RECOVER_SHA = sha1(RECOVER);
 
-    /** What a recovery found. */
-    record Recovered(String epoch, long offset, boolean recovered, List<byte[]> messages, List<Long> offsets) {
+    /**
+     * What a recovery found. The recoveries that share one read ({@link RecoveryReads}) share {@code parsed} too:
+     * each entry becomes a message once, by its offset, and that one frozen message (encoded once) is queued for
+     * every session that missed it.
+     */
+    record Recovered(String epoch, long offset, boolean recovered, List<byte[]> messages, List<Long> offsets,
+            Map<Long, ServerMessage> parsed) {
+        Recovered(String epoch, long offset, boolean recovered, List<byte[]> messages, List<Long> offsets) {
+            this(epoch, offset, recovered, messages, offsets, new ConcurrentHashMap<>());
+        }
     }
 
     private HistoryStore() {

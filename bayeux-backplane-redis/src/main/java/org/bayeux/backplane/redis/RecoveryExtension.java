@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
@@ -13,14 +12,11 @@ import java.util.concurrent.Executor;
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
-import org.bayeux.api.json.JsonCodec;
-import org.bayeux.api.json.JsonCodecProvider;
-import org.bayeux.api.json.MalformedJsonException;
-import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.cluster.ClusterNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * past it the recovery gives up, the held messages are queued at once and the reply says {@code recovered: false}.
  * </p>
  *
- * <p>Only a subscription to one plain channel recovers (a wildcard has no single position). Held and recovered
- * messages pass the server-wide outgoing extensions addressed to this one session.</p>
+ * <p>Only a subscription to one plain channel recovers (a wildcard has no single position). Recovered and held
+ * messages are queued as live ones from the cluster are: the session's own extensions run, the server's do not (they
+ * ran where the message was published, before it was stored). Each history entry is parsed once for all the
+ * recoveries that share its read, and its encoding is shared like a live message's.</p>
  */
 final class RecoveryExtension implements ServerExtension {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryExtension.class);
@@ -52,39 +50,19 @@ final class RecoveryExtension implements ServerExtension {
     static final String RECOVERED_FIELD = "recovered";
     private static final ThreadLocal<Pending> RELEASING = new ThreadLocal<>();
 
-    private final RedisBackplane backplane;
-    private final BayeuxServer server;
+    private final ClusterNode node;
     private final int bufferMax;
     /** Where recoveries complete and queue their messages: never a Lettuce I/O thread. */
     private final Executor executor;
-    private final JsonCodec codec;
     private final ConcurrentMap<String, Holder> sessions = new ConcurrentHashMap<>();
     /** History reads, shared by the recoveries of a channel that wait at the same time. */
     private final RecoveryReads reads;
 
-    RecoveryExtension(RedisBackplane backplane, BayeuxServer server, int bufferMax, Executor executor) {
-        this.backplane = backplane;
+    RecoveryExtension(RedisBackplane backplane, ClusterNode node, int bufferMax, Executor executor) {
+        this.node = node;
         this.executor = executor;
-        this.server = server;
         this.bufferMax = bufferMax;
-        this.codec = findCodec();
         this.reads = new RecoveryReads(backplane::recover);
-    }
-
-    private static JsonCodec findCodec() {
-        JsonCodecProvider any = null;
-        for (JsonCodecProvider provider : ServiceLoader.load(JsonCodecProvider.class,
-                RecoveryExtension.class.getClassLoader())) {
-            if ("jackson".equals(provider.name())) {
-                any = provider;
-                break;
-            }
-            any = any == null ? provider : any;
-        }
-        if (any == null) {
-            throw new IllegalStateException("No JSON codec on the class path (bayeux-json-jackson or bayeux-json-jetty)");
-        }
-        return any.newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
     }
 
     @Override
@@ -192,20 +170,20 @@ final class RecoveryExtension implements ServerExtension {
         }, executor);
     }
 
-    /** @return the history entry as a message with its position, or null if it does not parse */
-    private ServerMessage.Mutable message(byte[] json, long offset, String epoch) {
-        byte[] positioned = Positions.withPosition(json, offset, epoch);
-        byte[] array = new byte[positioned.length + 2];
-        array[0] = '[';
-        System.arraycopy(positioned, 0, array, 1, positioned.length);
-        array[array.length - 1] = ']';
-        try {
-            List<ServerMessage.Mutable> parsed = codec.parseMessages(array, 0, array.length, server::newMessage);
-            return parsed.size() == 1 ? parsed.get(0) : null;
-        } catch (MalformedJsonException malformed) {
-            LOG.warn("Recovery skipped a history entry of {} bytes that does not parse", json.length);
-            return null;
-        }
+    /**
+     * @return the history entry as a frozen message with its position, or null if it does not parse; parsed once
+     *     for all the recoveries that share the read, which then share its encoding too
+     */
+    private ServerMessage missed(HistoryStore.Recovered found, int index) {
+        return found.parsed().computeIfAbsent(found.offsets().get(index), offset -> {
+            byte[] json = found.messages().get(index);
+            try {
+                return node.parse(Positions.withPosition(json, offset, found.epoch()));
+            } catch (IllegalArgumentException malformed) {
+                LOG.warn("Recovery skipped a history entry of {} bytes that does not parse", json.length);
+                return null;
+            }
+        });
     }
 
     /** One subscription's recovery in progress. */
@@ -334,10 +312,9 @@ final class RecoveryExtension implements ServerExtension {
             try {
                 if (found != null) {
                     for (int i = 0; i < found.messages().size(); i++) {
-                        ServerMessage.Mutable missed = message(found.messages().get(i), found.offsets().get(i),
-                                found.epoch());
+                        ServerMessage missed = missed(found, i);
                         if (missed != null) {
-                            session.deliver(null, missed, Promise.noop());
+                            node.deliverTo(session, missed);
                         }
                     }
                 }
@@ -373,8 +350,17 @@ final class RecoveryExtension implements ServerExtension {
             }
         }
 
+        /**
+         * Queues a held message as the fan-out would have: the session's own extensions run again (this one lets it
+         * pass), the server's do not (they ran before it was held).
+         */
         private void queue(ServerMessage message) {
-            session.deliver(null, message.copy(), Promise.noop());
+            try {
+                node.deliverTo(session, message);
+            } catch (IllegalArgumentException notShared) {
+                // Changed into a copy of its own by an extension before this one: not the engine's frozen message.
+                session.deliver(null, message.copy(), Promise.noop());
+            }
         }
     }
 }

@@ -170,6 +170,6 @@ final class RecoveryReads {
         List<Long> offsets = found.offsets();
         int start = offsets.isEmpty() ? 0 : (int) Math.max(0, Math.min(offsets.size(), offset + 1 - offsets.get(0)));
         return new HistoryStore.Recovered(found.epoch(), found.offset(), true,
-                found.messages().subList(start, offsets.size()), offsets.subList(start, offsets.size()));
+                found.messages().subList(start, offsets.size()), offsets.subList(start, offsets.size()), found.parsed());
     }
 }

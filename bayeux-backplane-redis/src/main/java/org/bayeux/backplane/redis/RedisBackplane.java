@@ -200,7 +200,7 @@ public final class RedisBackplane implements Cluster {
         node.server().addSubscriptionListener(shardReads);
         shardReads.countExisting();
         // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
-        recovery = new RecoveryExtension(this, node.server(), config.recoveryBuffer(), task -> {
+        recovery = new RecoveryExtension(this, node, config.recoveryBuffer(), task -> {
             try {
                 pool.execute(task);
             } catch (RejectedExecutionException stopped) {

@@ -57,6 +57,9 @@ class RecoveryReadsTest {
         reads.get(2).result().complete(history(6, 1, 10));
         assertThat(offsets(third)).containsExactly(7L, 8L, 9L, 10L);
         assertThat(offsets(second)).containsExactly(8L, 9L, 10L);
+        assertThat(second.join().parsed())
+                .as("the recoveries served by one read parse each entry once, into one message they all queue")
+                .isSameAs(third.join().parsed());
         assertThat(atTop.join().recovered()).isTrue();
         assertThat(offsets(atTop)).isEmpty();
         assertThat(other).isNotDone();

@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.server.LocalSession;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxEngine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -149,6 +151,42 @@ class TwoNodesInOneJvmTest {
             assertThatThrownBy(() -> node.deliver(bad.getBytes(StandardCharsets.UTF_8))).as(bad)
                     .isInstanceOf(IllegalArgumentException.class);
         }
+    }
+
+    @Test
+    void aParsedMessageIsQueuedForOneSessionAtATimeAndSharedByThem() throws Exception {
+        List<LoopbackCluster> network = new CopyOnWriteArrayList<>();
+        LoopbackCluster cluster = new LoopbackCluster(network, false);
+        BayeuxEngine engine = node(cluster);
+        BayeuxEngine other = node(new LoopbackCluster(network, false));
+        LocalSession first = connected(engine, "first");
+        LocalSession second = connected(engine, "second");
+        LocalSession third = connected(engine, "third");
+        List<Object> toFirst = subscribe(first, "/feed");
+        List<Object> toSecond = subscribe(second, "/feed");
+        List<Object> toThird = subscribe(third, "/feed");
+        List<ServerMessage> seen = new CopyOnWriteArrayList<>();
+        for (LocalSession session : List.of(first, second)) {
+            session.getServerSession().addMessageListener((to, from, message) -> {
+                seen.add(message);
+                return true;
+            });
+        }
+        ClusterNode node = cluster.node();
+
+        ServerMessage parsed = node.parse("{\"channel\":\"/feed\",\"data\":7}".getBytes(StandardCharsets.UTF_8));
+        assertThat(node.deliverTo(first.getServerSession(), parsed)).isTrue();
+        assertThat(node.deliverTo(second.getServerSession(), parsed)).isTrue();
+
+        assertThat(toFirst).containsExactly(7L);
+        assertThat(toSecond).containsExactly(7L);
+        assertThat(toThird).as("only the sessions it was queued for").isEmpty();
+        assertThat(seen).hasSize(2);
+        assertThat(seen.get(0)).as("one message, encoded once, for both").isSameAs(seen.get(1));
+        ServerSession stranger = connected(other, "stranger").getServerSession();
+        assertThatThrownBy(() -> node.deliverTo(stranger, parsed)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> node.parse("{\"channel\":\"/meta/x\"}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
