@@ -1,21 +1,17 @@
 package org.bayeux.backplane.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -109,8 +105,7 @@ public final class RedisBackplane implements Cluster {
 
     private final RedisBackplaneConfig config;
     private final StreamShards shards;
-    private final AtomicInteger pendingPublishes = new AtomicInteger();
-    private final HistoryRules history;
+    private final HistoryCalls calls;
     private volatile RecoveryExtension recovery;
     private volatile ExecutorService recoveries;
     /** This process's node id in presence entries. */
@@ -143,8 +138,7 @@ public final class RedisBackplane implements Cluster {
         this.config = Objects.requireNonNull(config, "config");
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
         this.shardReads = new ShardReads(this, shards, config);
-        this.history = new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(),
-                config.historyAge());
+        this.calls = new HistoryCalls(config, shards);
     }
 
     /** @return a builder for embedding, starting from {@link RedisBackplaneConfig#defaults()} */
@@ -466,65 +460,12 @@ public final class RedisBackplane implements Cluster {
 
     @Override
     public CompletionStage<Boolean> publish(ClusterMessage message) {
-        RedisLink.Connection connection = publishing;
-        if (connection == null || !connection.isOpen()) {
-            return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
-        }
-        if (pendingPublishes.incrementAndGet() > config.maxPendingPublishes()) {
-            pendingPublishes.decrementAndGet();
-            return CompletableFuture.failedFuture(unavailable(config.maxPendingPublishes()
-                    + " publishes already wait for Redis", null));
-        }
-        CompletableFuture<?> append;
-        CompletableFuture<?> stored;
-        try {
-            append = append(connection, message);
-            stored = append.copy().orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RuntimeException rejected) {
-            append = null;
-            stored = CompletableFuture.failedFuture(rejected);
-        }
-        CompletableFuture<?> command = append;
-        return stored.handle((id, failure) -> {
-            pendingPublishes.decrementAndGet();
-            if (failure != null) {
-                if (command != null) {
-                    // A command still queued in Lettuce (written to a connection that died) would be sent again
-                    // after the reconnect: cancelled, it is not, and a publish told it failed is not stored later.
-                    command.cancel(false);
-                }
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                LOG.debug("Redis backplane could not store a publish to {}: {}", message.channel(), cause.toString());
-                throw unavailable(cause instanceof TimeoutException
-                        ? "Redis did not store the message within " + config.operationTimeout() : cause.toString(),
-                        cause);
-            }
-            return Boolean.TRUE;
-        });
+        return calls.publish(publishing, message);
     }
 
     /**
-     * Stores the message by the {@link HistoryStore#PUBLISH publish script}: its channel's next offset, its history,
-     * its shard's fan-out stream; with an idempotency key, only if the key is not remembered yet, and remembers it for
-     * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}.
-     */
-    private CompletableFuture<?> append(RedisLink.Connection connection, ClusterMessage message) {
-        String channel = message.channel();
-        String idempotencyKey = idempotencyKeyOf(message);
-        String[] keys = idempotencyKey == null
-                ? new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel)}
-                : new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel),
-                    shards.idempotencyKeyOf(channel, idempotencyKey)};
-        HistoryRules.Rule rule = history.ruleFor(channel);
-        return HistoryStore.publish(connection, keys, message.json(), ascii(config.streamMaxLength()),
-                ascii(rule.size()), ascii(rule.age().toMillis()), ascii(config.historyMetaTtl().toMillis()),
-                HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.idempotencyWindow().toMillis()));
-    }
-
-    /**
-     * Reads what a subscriber missed on a channel since its position, by the {@link HistoryStore#RECOVER recover
-     * script}; also tells a subscriber without a position the channel's current one.
+     * Reads what a subscriber missed on a channel since its position; also tells a subscriber without a position the
+     * channel's current one ({@link HistoryCalls#recover}).
      *
      * @param channel a plain channel
      * @param offset the last offset the subscriber has, or -1 for none
@@ -532,46 +473,7 @@ public final class RedisBackplane implements Cluster {
      * @return what Redis has; failed with a {@link ClusterUnavailableException} if Redis is away
      */
     CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch) {
-        RedisLink.Connection connection = publishing;
-        if (connection == null || !connection.isOpen()) {
-            return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
-        }
-        HistoryRules.Rule rule = history.ruleFor(channel);
-        try {
-            return HistoryStore.recover(connection, new String[] {shards.metaKeyOf(channel),
-                shards.historyKeyOf(channel)}, ascii(offset), HistoryStore.ascii(epoch),
-                    ascii(config.recoveryMaxMessages()), ascii(rule.age().toMillis()),
-                    HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.historyMetaTtl().toMillis()))
-                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RuntimeException rejected) {
-            return CompletableFuture.failedFuture(rejected);
-        }
-    }
-
-    /**
-     * @return the publish's {@code ext.idempotencyKey}, or null if it has none or one that is not a string of 1 to
-     *         {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters (then ignored)
-     */
-    static String idempotencyKeyOf(ClusterMessage message) {
-        Map<String, Object> ext = message.message().getExt();
-        Object key = ext == null ? null : ext.get(IDEMPOTENCY_KEY_FIELD);
-        if (key instanceof String && !((String) key).isEmpty()
-                && ((String) key).length() <= MAX_IDEMPOTENCY_KEY_LENGTH) {
-            return (String) key;
-        }
-        return null;
-    }
-
-    private static byte[] ascii(long number) {
-        return Long.toString(number).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * @return the failure of a publish Redis did not store: the publisher is answered
-     *         {@code 503::backplane_unavailable}
-     */
-    private static ClusterUnavailableException unavailable(String why, Throwable cause) {
-        return new ClusterUnavailableException(UNAVAILABLE, "Redis backplane unavailable: " + why, cause);
+        return calls.recover(publishing, channel, offset, epoch);
     }
 
     @Override
