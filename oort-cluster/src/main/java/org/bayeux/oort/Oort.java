@@ -6,10 +6,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.server.BayeuxServer;
@@ -73,6 +76,8 @@ public final class Oort implements Cluster {
 
     private final BayeuxEngine engine;
     private final OortConfig config;
+    /** Told each new incarnation this node takes; see {@link #addIncarnationListener}. */
+    private final List<Consumer<String>> incarnationListeners = new CopyOnWriteArrayList<>();
     /** This node's incarnation now: fresh at every start, and again when a peer declared it left. */
     private volatile String id = UUID.randomUUID().toString();
     private final List<ChannelId> observed;
@@ -324,6 +329,22 @@ public final class Oort implements Cluster {
         stats.incarnations.increment();
         LOG.info("Oort node {} at {} takes the new incarnation {}: {}", oldId, config.url(), newId, why);
         membership.reincarnated().forEach(Runnable::run);
+        for (Consumer<String> listener : incarnationListeners) {
+            try {
+                listener.accept(newId);
+            } catch (RuntimeException failure) {
+                LOG.warn("An incarnation listener failed", failure);
+            }
+        }
+    }
+
+    /**
+     * @param listener told this node's new {@link #id() id} each time it takes a new incarnation because a peer
+     *        declared the old one left (after a partition, say), once the node has started joining its peers again
+     *        as it; not told of the first incarnation. A listener that throws is logged; the others are still told.
+     */
+    public void addIncarnationListener(Consumer<String> listener) {
+        incarnationListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /** A peer's heartbeat: it is alive, and its members; stopped here (the link reads the answer as taken). */

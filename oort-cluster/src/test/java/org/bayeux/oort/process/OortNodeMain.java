@@ -126,9 +126,9 @@ public final class OortNodeMain {
             System.exit(2);
             return;
         }
+        oort.addIncarnationListener(id -> say(INCARNATION + id));
         jetty.start();
         say(READY + "port=" + port + " id=" + oort.id() + " url=" + url);
-        watchIncarnation(oort);
         serveCommands(in, engine, oort);
         jetty.stop();
         System.exit(0);
@@ -156,27 +156,6 @@ public final class OortNodeMain {
                 default -> say(REPLY + "unknown command");
             }
         }
-    }
-
-    /** Prints each new incarnation the node takes (Oort tells no listener of it; it is checked every 20 ms). */
-    private static void watchIncarnation(Oort oort) {
-        Thread watcher = new Thread(() -> {
-            String last = oort.id();
-            while (true) {
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException stopped) {
-                    return;
-                }
-                String now = oort.id();
-                if (!now.equals(last)) {
-                    say(INCARNATION + now);
-                    last = now;
-                }
-            }
-        }, "incarnation-watcher");
-        watcher.setDaemon(true);
-        watcher.start();
     }
 
     private static void say(String line) {
