@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,18 +22,12 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
-import org.bayeux.transport.http.TransportConfig;
-import org.bayeux.transport.jetty.BayeuxEndpoint;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,64 +39,28 @@ import org.junit.jupiter.params.provider.ValueSource;
  * session goes on.
  */
 class GapRecoveryTest {
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = BackplaneFixture.WAIT;
     private static final String CHANNEL = "/chat/room";
-    private final List<BayeuxClient> clients = new ArrayList<>();
-    private RedisProcess redis;
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
     private TcpProxy proxy;
-    private Server server;
+    private BackplaneFixture.Node node;
     private BayeuxEngine engine;
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        try {
-            for (BayeuxClient client : clients) {
-                client.disconnect(Duration.ofSeconds(1));
-                client.close();
-            }
-            if (proxy != null) {
-                proxy.close();
-            }
-            if (server != null) {
-                server.stop();
-            }
-        } finally {
-            redis.close();
-        }
-    }
 
     private String start(RedisBackplaneConfig.Builder config) throws Exception {
         return start(config, BayeuxServerConfig.builder().build());
     }
 
     private String start(RedisBackplaneConfig.Builder config, BayeuxServerConfig serverConfig) throws Exception {
-        engine = BayeuxEngine.create(serverConfig);
-        RedisBackplane backplane = new RedisBackplane(config.uri(redis.uri()).operationTimeout(Duration.ofSeconds(2))
-                .build());
-        engine.setCluster(backplane);
-        server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        BayeuxEndpoint.mount(server, "/bayeux", engine, TransportConfig.defaults());
-        server.start();
-        await("backplane connected").atMost(WAIT).until(backplane::isConnected);
-        return "http://127.0.0.1:" + connector.getLocalPort() + "/bayeux";
+        node = fixture.node(serverConfig, new RedisBackplane(config.uri(fixture.redis().uri())
+                .operationTimeout(Duration.ofSeconds(2)).build()));
+        engine = node.engine();
+        return node.url();
     }
 
     private BayeuxClient client(String url, String transport) throws Exception {
         // A short back-off: a client cut off comes back within a second of the proxy letting it through.
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(transport)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(300)).build());
-        clients.add(client);
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
+        return fixture.client(url, transport, Duration.ofMillis(300));
     }
 
     private static List<Integer> subscribe(BayeuxClient client) throws Exception {
@@ -251,8 +208,8 @@ class GapRecoveryTest {
     void aGapStillOpenWhenTheSessionIsLostIsFilledByTheResubscribeAfterTheReHandshake() throws Exception {
         String url = start(RedisBackplaneConfig.builder(), BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
                 .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build());
-        int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-        proxy = new TcpProxy(port);
+        int port = node.port();
+        proxy = fixture.closing(new TcpProxy(port));
         BayeuxClient subscriber = client("http://127.0.0.1:" + proxy.port() + "/bayeux", ClientTransport.WEBSOCKET);
         List<Integer> received = subscribe(subscriber);
         Network network = network(subscriber, 3, Set.of(), Map.of());

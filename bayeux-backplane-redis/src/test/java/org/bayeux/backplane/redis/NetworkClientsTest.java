@@ -12,70 +12,27 @@ import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
-import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
-import org.bayeux.transport.http.TransportConfig;
-import org.bayeux.transport.jetty.BayeuxEndpoint;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two real servers (Jetty on 127.0.0.1, port 0), each with its own backplane on one redis-server, and our Java client
  * on each: over WebSocket on one node, long-polling on the other.
  */
 class NetworkClientsTest {
-    private static final Duration WAIT = Duration.ofSeconds(15);
-    private final List<Server> servers = new ArrayList<>();
-    private final List<BayeuxClient> clients = new ArrayList<>();
-    private RedisProcess redis;
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (BayeuxClient client : clients) {
-            client.disconnect(Duration.ofSeconds(2));
-            client.close();
-        }
-        for (Server server : servers) {
-            server.stop();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    private static final Duration WAIT = BackplaneFixture.WAIT;
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
 
     private String node() throws Exception {
-        BayeuxEngine engine = BayeuxEngine.create(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(5)).build());
-        RedisBackplane backplane = RedisBackplane.builder().uri(redis.uri()).operationTimeout(Duration.ofMillis(500))
-                .build();
-        engine.setCluster(backplane);
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        BayeuxEndpoint.mount(server, "/bayeux", engine, TransportConfig.defaults());
-        server.start();
-        servers.add(server);
-        await("backplane connected").atMost(WAIT).until(backplane::isConnected);
-        return "http://127.0.0.1:" + connector.getLocalPort() + "/bayeux";
+        return fixture.node(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(5)).build(),
+                new RedisBackplane(fixture.config().operationTimeout(Duration.ofMillis(500)).build())).url();
     }
 
     private BayeuxClient client(String url, String transport) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(transport)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build());
-        clients.add(client);
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
+        return fixture.client(url, transport, Duration.ofMillis(500));
     }
 
     private static BlockingQueue<Object> subscribe(BayeuxClient client, String channel) throws Exception {
@@ -111,11 +68,11 @@ class NetworkClientsTest {
             assertThat(next(received)).isEqualTo("hello from B");
         }
 
-        redis.kill();
+        fixture.redis().kill();
         Message refused = publish(onA, "/chat/room", "lost");
         assertThat(refused.isSuccessful()).isFalse();
         assertThat(refused.get(Message.ERROR_FIELD)).isEqualTo("503::backplane_unavailable");
-        redis.restart();
+        fixture.redis().restart();
         int[] attempt = {0};
         String[] acknowledged = new String[1];
         await("publishes succeed again").atMost(WAIT).pollInterval(Duration.ofMillis(100))

@@ -16,9 +16,9 @@ import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.BayeuxEngine;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Presence across two engines in one JVM on a real redis-server; node A reaches Redis through a {@link TcpProxy}, so
@@ -27,35 +27,20 @@ import org.junit.jupiter.api.Test;
 class PresenceTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String CHANNEL = "/chat/room";
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
     private final List<BayeuxEngine> engines = new ArrayList<>();
-    private RedisProcess redis;
     private TcpProxy proxy;
 
     @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-        proxy = new TcpProxy(redis.port());
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        engines.forEach(BayeuxEngine::stop);
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
+    void startProxy() throws Exception {
+        proxy = fixture.closing(new TcpProxy(fixture.redis().port()));
     }
 
     private RedisBackplane node(String uri) {
         RedisBackplane backplane = new RedisBackplane(RedisBackplaneConfig.builder().uri(uri)
                 .operationTimeout(Duration.ofSeconds(2)).presenceTtl(Duration.ofSeconds(2)).build());
-        BayeuxEngine engine = BayeuxEngine.create();
-        engine.setCluster(backplane);
-        engine.start();
-        engines.add(engine);
-        await("backplane connected").atMost(WAIT).until(backplane::isConnected);
+        engines.add(fixture.engine(backplane));
         return backplane;
     }
 
@@ -81,7 +66,7 @@ class PresenceTest {
     @Test
     void joinsAndLeavesReachEveryNodeAndADeadNodesSessionsExpire() throws Exception {
         RedisBackplane a = node("redis://127.0.0.1:" + proxy.port());
-        RedisBackplane b = node(redis.uri());
+        RedisBackplane b = node(fixture.redis().uri());
         List<PresenceEvent> seenOnB = new CopyOnWriteArrayList<>();
         b.addPresenceListener(seenOnB::add);
         b.addPresenceListener(event -> {
@@ -116,7 +101,7 @@ class PresenceTest {
 
     @Test
     void aRefreshReAddsWhatRedisLostWithOneJoinEachAndOnlyOnce() throws Exception {
-        RedisBackplane a = node(redis.uri());
+        RedisBackplane a = node(fixture.redis().uri());
         List<PresenceEvent> seen = new CopyOnWriteArrayList<>();
         a.addPresenceListener(seen::add);
         Map<String, String> expected = new HashMap<>();
@@ -128,7 +113,7 @@ class PresenceTest {
 
         // Redis loses everything, its scripts too: the next refresh runs by text (NOSCRIPT) and re-adds each entry,
         // with a join each, in one call for the channel; the rounds after it refresh them without a join.
-        redis.flushAll();
+        fixture.redis().flushAll();
         await("the entries re-added").atMost(WAIT).until(() -> presence(a).equals(expected));
         await("a join again for each").atMost(WAIT).until(() -> seen.size() == 6);
         Presence tracker = a.presenceTracker();

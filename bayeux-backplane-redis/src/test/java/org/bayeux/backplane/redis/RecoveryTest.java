@@ -18,22 +18,17 @@ import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
 import org.bayeux.api.Message;
+import org.bayeux.backplane.redis.BackplaneFixture.Node;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientTransport;
-import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
-import org.bayeux.transport.http.TransportConfig;
-import org.bayeux.transport.jetty.BayeuxEndpoint;
 import org.cometd.client.http.jetty.JettyHttpClientTransport;
 import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Recovery across real servers: two nodes (Jetty on 127.0.0.1, port 0) on one redis-server, a subscriber of ours that
@@ -42,62 +37,26 @@ import org.junit.jupiter.api.Test;
  * before the next, so the expected order is the publishing order.
  */
 class RecoveryTest {
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = BackplaneFixture.WAIT;
     private static final String CHANNEL = "/chat/room";
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
     private final List<Node> nodes = new ArrayList<>();
-    private final List<BayeuxClient> clients = new ArrayList<>();
-    private final List<AutoCloseable> others = new ArrayList<>();
-    private RedisProcess redis;
     private TcpProxy proxy;
 
-    private record Node(Server server, BayeuxEngine engine, RedisBackplane backplane, int port, String url) {
-    }
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
     @AfterEach
-    void stopAll() throws Exception {
+    void letReadersGo() {
         for (Node node : nodes) {
             node.backplane().beforeLiveDelivery = null;
-        }
-        for (BayeuxClient client : clients) {
-            client.disconnect(Duration.ofSeconds(1));
-            client.close();
-        }
-        for (AutoCloseable other : others) {
-            other.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        for (Node node : nodes) {
-            node.server().stop();
-        }
-        if (redis != null) {
-            redis.close();
         }
     }
 
     private Node node(RedisBackplaneConfig.Builder backplaneConfig) throws Exception {
         // A short maxInterval: a client cut off for a couple of seconds loses its session and handshakes again.
-        BayeuxEngine engine = BayeuxEngine.create(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
-                .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build());
-        RedisBackplane backplane = new RedisBackplane(backplaneConfig.uri(redis.uri())
-                .operationTimeout(Duration.ofSeconds(2)).build());
-        engine.setCluster(backplane);
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        BayeuxEndpoint.mount(server, "/bayeux", engine, TransportConfig.defaults());
-        server.start();
-        await("backplane connected").atMost(WAIT).until(backplane::isConnected);
-        int port = connector.getLocalPort();
-        Node node = new Node(server, engine, backplane, port, "http://127.0.0.1:" + port + "/bayeux");
+        Node node = fixture.node(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
+                .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build(),
+                new RedisBackplane(backplaneConfig.uri(fixture.redis().uri()).operationTimeout(Duration.ofSeconds(2))
+                        .build()));
         nodes.add(node);
         return node;
     }
@@ -107,15 +66,11 @@ class RecoveryTest {
     }
 
     private BayeuxClient client(String url, String transport) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(transport)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(300)).build());
-        clients.add(client);
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
+        return fixture.client(url, transport, Duration.ofMillis(300));
     }
 
     private BayeuxClient viaProxy(Node node, String transport) throws Exception {
-        proxy = new TcpProxy(node.port());
+        proxy = fixture.closing(new TcpProxy(node.port()));
         return client("http://127.0.0.1:" + proxy.port() + "/bayeux", transport);
     }
 
@@ -299,7 +254,7 @@ class RecoveryTest {
         String firstSession = subscriber.getId();
 
         proxy.cut();
-        redis.flushAll();
+        fixture.redis().flushAll();
         publish(publisher, 5, 8);
         await("session expired").atMost(WAIT).until(() -> a.engine().getSession(firstSession) == null);
         proxy.resume(a.port());
@@ -319,10 +274,10 @@ class RecoveryTest {
         Node b = node();
         HttpClient http = new HttpClient();
         http.start();
-        others.add(http::stop);
+        fixture.closing(http::stop);
         org.cometd.client.BayeuxClient cometd = new org.cometd.client.BayeuxClient(a.url(),
                 new JettyHttpClientTransport(new HashMap<>(), http));
-        others.add(() -> cometd.disconnect(1000));
+        fixture.closing(() -> cometd.disconnect(1000));
         CompletableFuture<org.cometd.bayeux.Message> handshake = new CompletableFuture<>();
         cometd.handshake(handshake::complete);
         assertThat(handshake.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();

@@ -17,50 +17,27 @@ import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.BayeuxEngine;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Engines in one JVM, each with its own backplane, on a real redis-server of the test's own. */
 class RedisBackplaneTest {
     private static final Duration OPERATION_TIMEOUT = Duration.ofMillis(500);
-    private final List<BayeuxEngine> engines = new ArrayList<>();
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
     private final List<RedisBackplane> backplanes = new ArrayList<>();
-    private RedisProcess redis;
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        engines.forEach(BayeuxEngine::stop);
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     private BayeuxEngine node() {
-        return node(RedisBackplane.builder().uri(redis.uri()).operationTimeout(OPERATION_TIMEOUT).build());
+        return node(RedisBackplane.builder().uri(fixture.redis().uri()).operationTimeout(OPERATION_TIMEOUT).build());
     }
 
     private BayeuxEngine node(RedisBackplane backplane) {
-        BayeuxEngine engine = BayeuxEngine.create();
-        engine.setCluster(backplane);
-        engine.start();
-        engines.add(engine);
         backplanes.add(backplane);
-        await("backplane connected").atMost(Duration.ofSeconds(10)).until(backplane::isConnected);
-        return engine;
+        return fixture.engine(backplane);
     }
 
     private static LocalSession connected(BayeuxEngine engine, String name) throws Exception {
-        LocalSession session = engine.newLocalSession(name);
-        CompletableFuture<Message> reply = new CompletableFuture<>();
-        session.handshake(null, (channel, message) -> reply.complete(message));
-        assertThat(reply.get(5, TimeUnit.SECONDS).isSuccessful()).isTrue();
-        return session;
+        return BackplaneFixture.connected(engine, name);
     }
 
     private static List<Object> subscribe(LocalSession session, String channel) throws Exception {
@@ -98,8 +75,8 @@ class RedisBackplaneTest {
     @Test
     void aRetriedPublishWithTheSameIdempotencyKeyIsStoredOnceWithinTheWindow() throws Exception {
         Duration window = Duration.ofSeconds(1);
-        BayeuxEngine a = node(RedisBackplane.builder().uri(redis.uri()).idempotencyWindow(window).build());
-        BayeuxEngine b = node(RedisBackplane.builder().uri(redis.uri()).idempotencyWindow(window).build());
+        BayeuxEngine a = node(RedisBackplane.builder().uri(fixture.redis().uri()).idempotencyWindow(window).build());
+        BayeuxEngine b = node(RedisBackplane.builder().uri(fixture.redis().uri()).idempotencyWindow(window).build());
         List<Object> onA = subscribe(connected(a, "listenerA"), "/orders");
         List<Object> onB = subscribe(connected(b, "listenerB"), "/orders");
         LocalSession speaker = connected(a, "speaker");
@@ -207,7 +184,7 @@ class RedisBackplaneTest {
             acknowledged.add("m" + next);
         }
 
-        redis.kill();
+        fixture.redis().kill();
 
         int failures = 0;
         for (int attempt = 0; attempt < 50 && failures < 5; attempt++, next++) {
@@ -230,7 +207,7 @@ class RedisBackplaneTest {
         LocalSession late = connected(a, "late");
         assertThat(publish(late, "/service/local", "x").isSuccessful()).isTrue();
 
-        redis.restart();
+        fixture.redis().restart();
 
         int[] counter = {next};
         await("publishes succeed again").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
@@ -285,9 +262,9 @@ class RedisBackplaneTest {
             }));
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.size() >= 100);
-        redis.kill();
+        fixture.redis().kill();
         await().atMost(Duration.ofSeconds(20)).until(() -> refused.size() >= 10);
-        redis.restart();
+        fixture.redis().restart();
         int before = acknowledged.size();
         await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= before + 100);
         stop.set(true);

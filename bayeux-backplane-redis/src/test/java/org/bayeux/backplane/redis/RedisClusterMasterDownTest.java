@@ -13,17 +13,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
-import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
-import org.bayeux.transport.http.TransportConfig;
-import org.bayeux.transport.jetty.BayeuxEndpoint;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One master of a three-master Redis Cluster (no replicas) killed with {@code kill -9} and started again: publishes
@@ -32,54 +26,25 @@ import org.junit.jupiter.api.Test;
  */
 class RedisClusterMasterDownTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private final List<Server> servers = new ArrayList<>();
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture(WAIT);
     private final List<RedisBackplane> backplanes = new ArrayList<>();
-    private final List<BayeuxClient> clients = new ArrayList<>();
     private RedisClusterProcess cluster;
 
     @BeforeEach
     void startCluster() throws Exception {
-        cluster = RedisClusterProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (BayeuxClient client : clients) {
-            client.disconnect(Duration.ofSeconds(1));
-            client.close();
-        }
-        for (Server server : servers) {
-            server.stop();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        cluster = fixture.closing(RedisClusterProcess.start());
     }
 
     private String node() throws Exception {
-        BayeuxEngine engine = BayeuxEngine.create(BayeuxServerConfig.defaults());
         RedisBackplane backplane = new RedisBackplane(RedisBackplaneConfig.builder().uri(cluster.uri())
                 .operationTimeout(Duration.ofSeconds(2)).build());
-        engine.setCluster(backplane);
         backplanes.add(backplane);
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        BayeuxEndpoint.mount(server, "/bayeux", engine, TransportConfig.defaults());
-        servers.add(server);
-        server.start();
-        await("backplane connected to the cluster").atMost(WAIT).until(backplane::isConnected);
-        return "http://127.0.0.1:" + connector.getLocalPort() + "/bayeux";
+        return fixture.node(BayeuxServerConfig.defaults(), backplane).url();
     }
 
     private BayeuxClient client(String url) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(ClientTransport.WEBSOCKET)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(300)).build());
-        clients.add(client);
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
+        return fixture.client(url, ClientTransport.WEBSOCKET, Duration.ofMillis(300));
     }
 
     private static Message publish(BayeuxClient publisher, String channel, String data) throws Exception {

@@ -20,19 +20,14 @@ import java.util.stream.IntStream;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.bayeux.api.Message;
+import org.bayeux.backplane.redis.BackplaneFixture.Node;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
-import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
-import org.bayeux.transport.http.TransportConfig;
-import org.bayeux.transport.jetty.BayeuxEndpoint;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The backplane on a three-master Redis Cluster started by the test ({@link RedisClusterProcess}): two nodes (Jetty on
@@ -43,13 +38,10 @@ class RedisClusterTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final AtomicInteger PREFIXES = new AtomicInteger();
     private static RedisClusterProcess cluster;
-    private final List<Server> servers = new ArrayList<>();
-    private final List<BayeuxClient> clients = new ArrayList<>();
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture(WAIT);
     private final String prefix = "cluster" + PREFIXES.incrementAndGet();
     private TcpProxy proxy;
-
-    private record Node(Server server, BayeuxEngine engine, RedisBackplane backplane, int port, String url) {
-    }
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -63,46 +55,16 @@ class RedisClusterTest {
         }
     }
 
-    @AfterEach
-    void stopAll() throws Exception {
-        for (BayeuxClient client : clients) {
-            client.disconnect(Duration.ofSeconds(1));
-            client.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        for (Server server : servers) {
-            server.stop();
-        }
-    }
-
     private Node node() throws Exception {
         // A short maxInterval: a client cut off for a couple of seconds loses its session and handshakes again.
-        BayeuxEngine engine = BayeuxEngine.create(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
-                .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build());
-        RedisBackplane backplane = new RedisBackplane(RedisBackplaneConfig.builder().uri(cluster.uri())
-                .set(RedisBackplaneConfig.KEY_PREFIX, prefix).operationTimeout(Duration.ofSeconds(5)).build());
-        engine.setCluster(backplane);
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        BayeuxEndpoint.mount(server, "/bayeux", engine, TransportConfig.defaults());
-        servers.add(server);
-        server.start();
-        await("backplane connected to the cluster").atMost(WAIT).until(backplane::isConnected);
-        int port = connector.getLocalPort();
-        return new Node(server, engine, backplane, port, "http://127.0.0.1:" + port + "/bayeux");
+        return fixture.node(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
+                .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build(),
+                new RedisBackplane(RedisBackplaneConfig.builder().uri(cluster.uri())
+                        .set(RedisBackplaneConfig.KEY_PREFIX, prefix).operationTimeout(Duration.ofSeconds(5)).build()));
     }
 
     private BayeuxClient client(String url) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).transports(ClientTransport.WEBSOCKET)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(300)).build());
-        clients.add(client);
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
+        return fixture.client(url, ClientTransport.WEBSOCKET, Duration.ofMillis(300));
     }
 
     /** @return channels whose shards' hash tags fall on every master of the cluster */
@@ -245,7 +207,7 @@ class RedisClusterTest {
         Node a = node();
         Node b = node();
         String channel = "/chat/recovered";
-        proxy = new TcpProxy(a.port());
+        proxy = fixture.closing(new TcpProxy(a.port()));
         BayeuxClient subscriber = client("http://127.0.0.1:" + proxy.port() + "/bayeux");
         List<Integer> received = new CopyOnWriteArrayList<>();
         assertThat(subscriber.getChannel(channel).subscribeAsync((c, m) -> received.add(((Number) m.getData())

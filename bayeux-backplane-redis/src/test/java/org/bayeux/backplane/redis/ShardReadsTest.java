@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,31 +16,17 @@ import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSessionChannel;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.BayeuxEngine;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A node reads only the shard streams its subscriptions need, and misses nothing published after a subscribe. */
 class ShardReadsTest {
-    private final List<BayeuxEngine> engines = new ArrayList<>();
-    private RedisProcess redis;
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        engines.forEach(BayeuxEngine::stop);
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
 
     private RedisBackplane backplane(int shards, String grace, String readBlock) {
         Map<String, String> settings = new HashMap<>();
-        settings.put("redisUri", redis.uri());
+        settings.put("redisUri", fixture.redis().uri());
         settings.put("shards", Integer.toString(shards));
         settings.put("shardReadGrace", grace);
         settings.put("readBlock", readBlock);
@@ -50,12 +35,7 @@ class ShardReadsTest {
     }
 
     private BayeuxEngine node(RedisBackplane backplane) {
-        BayeuxEngine engine = BayeuxEngine.create();
-        engine.setCluster(backplane);
-        engine.start();
-        engines.add(engine);
-        await("backplane connected").atMost(Duration.ofSeconds(10)).until(backplane::isConnected);
-        return engine;
+        return fixture.engine(backplane);
     }
 
     private static LocalSession connected(BayeuxEngine engine, String name) throws Exception {
@@ -162,7 +142,7 @@ class ShardReadsTest {
         RedisBackplane onB = backplane(16, "200ms", "500ms");
         BayeuxEngine b = BayeuxEngine.create();
         b.setCluster(onB);
-        engines.add(b);
+        fixture.closing(b::stop);
         List<Object> received = new CopyOnWriteArrayList<>();
         LocalSession early = b.newLocalSession("early");
         early.handshake();
@@ -221,7 +201,7 @@ class ShardReadsTest {
         BayeuxEngine b = node(onB);
         LocalSession listener = connected(b, "listener");
 
-        redis.kill();
+        fixture.redis().kill();
         await().atMost(Duration.ofSeconds(10)).until(() -> !onB.isConnected());
         Message reply = subscribe(listener, "/news/away", (c, message) -> { });
 
