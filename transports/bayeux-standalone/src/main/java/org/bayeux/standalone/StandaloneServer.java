@@ -159,7 +159,14 @@ public final class StandaloneServer implements AutoCloseable {
                 backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable");
         guard.setHandler(readiness);
         jetty.setHandler(guard);
-        jetty.start();
+        try {
+            jetty.start();
+        } catch (Exception failure) {
+            if (metrics != null) {
+                metrics.close(); // its JMX beans would outlive a server that never ran
+            }
+            throw failure;
+        }
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
         LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
         if (options.beforeReady != null) {
