@@ -77,7 +77,7 @@ class ArchitectureTest {
                 "org.bayeux.client.BayeuxClient", "org.bayeux.load.LoadMain",
                 "org.bayeux.backplane.redis.RedisBackplane",
                 "org.bayeux.reference.cometd.CometDReferenceServer", "org.bayeux.testsupport.PausableProxy",
-                "org.bayeux.oort.Oort"}) {
+                "org.bayeux.oort.Oort", "org.bayeux.metrics.BayeuxMetrics"}) {
             assertThat(classes.contain(anyClassOfEachModule)).as(anyClassOfEachModule).isTrue();
         }
     }

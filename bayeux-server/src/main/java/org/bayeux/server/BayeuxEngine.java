@@ -74,6 +74,9 @@ public interface BayeuxEngine extends BayeuxServer, TransportEngine {
      */
     boolean isConnectHeld(ServerSession session);
 
+    /** @return the engine's running totals (messages, bytes, handshakes, errors) for monitoring */
+    EngineStatistics statistics();
+
     /** @return how many times each input limit ({@link Limit}) refused a message */
     LimitCounters getLimitCounters();
 

@@ -64,6 +64,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private final EngineEvents events = new EngineEvents();
     private final ExtensionChain extensions = new ExtensionChain();
     private final QueueLimitCounters queueLimitCounters = new QueueLimitCounters();
+    private final EngineStatistics statistics = new EngineStatistics();
     private final TransportNames transportNames = new TransportNames(DEFAULT_TRANSPORTS);
     private final ChannelRegistry channels;
     private final SessionRegistry sessions;
@@ -104,14 +105,14 @@ public final class BayeuxServerImpl implements BayeuxEngine {
                 (channel, message) -> publisher().deliverFromCluster(channel, message));
         this.sessions = new SessionRegistry(events, clusterSeam::sessionStore);
         this.security = new Security(this, channels);
-        this.publisher = new Publisher(channels, extensions, clusterSeam);
+        this.publisher = new Publisher(channels, extensions, clusterSeam, statistics);
         this.sessionParts = new SessionParts(config, scheduler, codec, sessions, channels, extensions,
-                queueLimitCounters, clusterSeam);
+                queueLimitCounters, clusterSeam, statistics);
         ChannelCreation creation = new ChannelCreation(channels, limits, security);
         MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
                 transportNames);
         this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
-                codec);
+                codec, statistics);
     }
 
     private ServerSessionImpl liveSession(String id) {
@@ -165,6 +166,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
      */
     @Override
     public IncomingBatch parse(String json) throws BadBatchException {
+        statistics.parsed(json.length());
         return new ParsedBatch(parseMessages(json));
     }
 
@@ -199,6 +201,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
      */
     @Override
     public IncomingBatch parse(byte[] utf8, int offset, int length) throws BadBatchException {
+        statistics.parsed(length);
         List<ServerMessageImpl> batch;
         Limits.BatchCounter counter = limits.newBatchCounter();
         try {
@@ -246,6 +249,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         ServerMessageImpl reply = Outcome.replyTo(parsed.messages().get(0));
         reply.setSuccessful(false);
         reply.setError(error);
+        statistics.handshakeRefused(error);
         reply.put(Message.ADVICE_FIELD, new HashMap<>(advice));
         reply.freeze();
         return encoded(List.of(reply));
@@ -325,6 +329,11 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     @Override
     public BayeuxServerConfig getConfig() {
         return config;
+    }
+
+    @Override
+    public EngineStatistics statistics() {
+        return statistics;
     }
 
     @Override

@@ -34,7 +34,9 @@ final class MessageProcessor {
     private final JsonCodec codec;
 
     MessageProcessor(MetaHandlers meta, ChannelCreation creation, SessionRegistry sessions,
-            ExtensionChain extensions, Security security, Publisher publisher, Limits limits, JsonCodec codec) {
+            ExtensionChain extensions, Security security, Publisher publisher, Limits limits, JsonCodec codec,
+            EngineStatistics statistics) {
+        this.statistics = statistics;
         this.meta = meta;
         this.creation = creation;
         this.sessions = sessions;
@@ -45,16 +47,19 @@ final class MessageProcessor {
         this.codec = codec;
     }
 
+    private final EngineStatistics statistics;
+
     MetaHandlers meta() {
         return meta;
     }
 
     CompletionStage<Void> handle(List<ServerMessageImpl> batch, Carrier carrier) {
+        statistics.received(batch.size());
         if (batch instanceof Limits.OversizedBatch) {
             // Nothing of the batch is processed: its first message is answered for all of them.
             ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(batch.get(0)), Limit.MESSAGES_PER_BATCH);
             reply.freeze();
-            carrier.send(new Deliveries(List.of(reply), codec));
+            carrier.send(sending(new Deliveries(List.of(reply), codec)));
             return CompletableFuture.completedFuture(null);
         }
         List<Outcome> outcomes = new ArrayList<>(batch.size());
@@ -211,7 +216,12 @@ final class MessageProcessor {
                 response.add(outcome.reply);
             }
         }
-        carrier.send(new Deliveries(response, codec));
+        carrier.send(sending(new Deliveries(response, codec)));
+    }
+
+    private Deliveries sending(Deliveries out) {
+        statistics.sending(out);
+        return out;
     }
 
     private static CompletionStage<Outcome> done(Outcome outcome) {

@@ -23,13 +23,15 @@ final class Publisher {
     private final ChannelRegistry channels;
     private final ExtensionChain extensions;
     private final ClusterSeam cluster;
+    private final EngineStatistics statistics;
 
     /**
      * @param channels where the channel's wildcard ancestors are found
      * @param extensions the server extensions to run on the way out
      * @param cluster where a message leaves this node
      */
-    Publisher(ChannelRegistry channels, ExtensionChain extensions, ClusterSeam cluster) {
+    Publisher(ChannelRegistry channels, ExtensionChain extensions, ClusterSeam cluster, EngineStatistics statistics) {
+        this.statistics = statistics;
         this.channels = channels;
         this.extensions = extensions;
         this.cluster = cluster;
@@ -99,17 +101,20 @@ final class Publisher {
      */
     void deliverFromCluster(ChannelId id, ServerMessageImpl message) {
         List<ServerChannelImpl> matching = channels.matching(id);
-        fanOut(null, false, false, matching, message);
+        statistics.published(fanOut(null, false, false, matching, message));
     }
 
     private void fanOut(ServerSessionImpl sender, ServerChannelImpl channel, List<ServerChannelImpl> matching,
             ServerMessageImpl message) {
         boolean toPublisher = sender != null && sender.isBroadcastToPublisher() && channel.isBroadcastToPublisher();
-        fanOut(sender, channel.isService(), toPublisher, matching, message);
+        // One update per publish, whatever the number of subscribers.
+        statistics.published(fanOut(sender, channel.isService(), toPublisher, matching, message));
     }
 
-    private static void fanOut(ServerSessionImpl sender, boolean service, boolean toPublisher,
+    /** @return how many sessions the message was queued for */
+    private static int fanOut(ServerSessionImpl sender, boolean service, boolean toPublisher,
             List<ServerChannelImpl> matching, ServerMessageImpl message) {
+        int delivered = 0;
         ServerChannelImpl only = null;
         int withSubscribers = 0;
         int subscriberCount = 0;
@@ -122,33 +127,37 @@ final class Publisher {
             }
         }
         if (withSubscribers == 0) {
-            return;
+            return 0;
         }
         if (withSubscribers == 1) {
             // The common case (no wildcard subscriber): no set is needed to deliver each session once.
             for (ServerSessionImpl subscriber : only.subscribers()) {
-                deliver(sender, subscriber, message, service, toPublisher);
+                if (deliver(sender, subscriber, message, service, toPublisher)) {
+                    delivered++;
+                }
             }
-            return;
+            return delivered;
         }
         Set<ServerSessionImpl> reached = new HashSet<>(Math.max(16, subscriberCount * 4 / 3 + 1));
         for (ServerChannelImpl target : matching) {
             for (ServerSessionImpl subscriber : target.subscribers()) {
-                if (reached.add(subscriber)) {
-                    deliver(sender, subscriber, message, service, toPublisher);
+                if (reached.add(subscriber) && deliver(sender, subscriber, message, service, toPublisher)) {
+                    delivered++;
                 }
             }
         }
+        return delivered;
     }
 
-    private static void deliver(ServerSessionImpl sender, ServerSessionImpl subscriber, ServerMessageImpl message,
+    private static boolean deliver(ServerSessionImpl sender, ServerSessionImpl subscriber, ServerMessageImpl message,
             boolean service, boolean toPublisher) {
         if (subscriber == sender && !toPublisher) {
-            return;
+            return false;
         }
         if (service && !subscriber.isLocalSession()) {
-            return;
+            return false;
         }
         subscriber.enqueue(sender, message);
+        return true;
     }
 }

@@ -19,6 +19,8 @@ public final class ServerMessageImpl extends HashMap<String, Object> implements 
     private transient ServerMessage associated;
     private transient boolean lazy;
     private transient volatile boolean frozen;
+    /** When {@link #freeze()} was first called; read for {@link EngineStatistics}'s delivery latency. */
+    private transient long frozenAtNanos;
     /** Once frozen: the message as a one-element JSON array, {@code [message]}, as {@link #toJsonArrayBytes} says. */
     private transient volatile byte[] json;
     private transient ChannelId channelId;
@@ -66,7 +68,16 @@ public final class ServerMessageImpl extends HashMap<String, Object> implements 
 
     /** Makes this message unchangeable; from now on it may be shared between sessions and threads. */
     public void freeze() {
+        if (!frozen) {
+            // One clock read per message, not per recipient: the start of its delivery latency.
+            frozenAtNanos = System.nanoTime();
+        }
         frozen = true;
+    }
+
+    /** @return {@link System#nanoTime()} when this message was first frozen, or 0 if it is not */
+    long frozenAtNanos() {
+        return frozenAtNanos;
     }
 
     @Override

@@ -29,10 +29,12 @@ final class SessionParts {
     private final ExtensionChain extensions;
     private final QueueLimitCounters queueLimitCounters;
     private final ClusterSeam cluster;
+    private final EngineStatistics statistics;
 
     SessionParts(BayeuxServerConfig config, ScheduledExecutorService scheduler, JsonCodec codec,
             SessionRegistry sessions, ChannelRegistry channels, ExtensionChain extensions,
-            QueueLimitCounters queueLimitCounters, ClusterSeam cluster) {
+            QueueLimitCounters queueLimitCounters, ClusterSeam cluster, EngineStatistics statistics) {
+        this.statistics = statistics;
         this.config = config;
         this.scheduler = scheduler;
         this.codec = codec;
@@ -82,10 +84,13 @@ final class SessionParts {
 
     /**
      * @param messages messages for a carrier, frozen, in order
-     * @return them with their bytes, as carriers take them
+     * @return them with their bytes, as carriers take them; counted as sent ({@link EngineStatistics}), since every
+     *         caller hands them to a carrier at once
      */
     OutgoingMessages encoded(List<? extends ServerMessage> messages) {
-        return new Deliveries(messages, codec);
+        Deliveries out = new Deliveries(messages, codec);
+        statistics.sending(out);
+        return out;
     }
 
     /** Runs outgoing extensions on a reply, then sends it after the given messages. */

@@ -27,7 +27,9 @@ import picocli.CommandLine.TypeConversionException;
         footer = {"", "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
             "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
             "with https when TLS is on, and localhost for HOST when bound to every interface.",
-            "GET /ready answers 200 {\"ready\":true}, or 503 while the backplane cannot store publishes."})
+            "GET /health/ready (or /ready) answers 200 {\"ready\":true}, or 503 while starting, shutting down or while",
+            "the backplane cannot store publishes; GET /health/live 200; GET /metrics Prometheus text (metrics.* and",
+            "admin.* keys with --set: docs/operations.md)."})
 final class ServerCommandLine {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print this help and exit.")
     boolean help;

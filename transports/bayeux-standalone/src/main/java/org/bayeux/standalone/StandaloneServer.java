@@ -22,7 +22,9 @@ import org.bayeux.standalone.demo.SetiChat;
 import org.bayeux.server.ext.TimesyncExtension;
 import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
+import org.bayeux.metrics.MetricsExport;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
+import org.bayeux.transport.jetty.BayeuxHandler;
 import org.eclipse.jetty.server.ForwardedRequestCustomizer;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -58,6 +60,11 @@ public final class StandaloneServer implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
             new java.util.concurrent.atomic.LongAdder();
     private final String baseUrl;
+    private final Readiness readiness;
+    /** The meters, or null with metrics.enabled=false. */
+    private final MetricsExport metrics;
+    /** The admin port's connector, or null when /metrics is on the main port. */
+    private final ServerConnector adminConnector;
 
     /**
      * Builds and starts a server.
@@ -78,6 +85,8 @@ public final class StandaloneServer implements AutoCloseable {
         backplane = options.backplaneConfig == null ? null : new RedisBackplane(options.backplaneConfig);
         if (backplane != null) {
             engine.setCluster(backplane);
+        } else if (options.testCluster != null) {
+            engine.setCluster(options.testCluster);
         }
         jetty = new Server();
         HttpConfiguration http = new HttpConfiguration();
@@ -140,14 +149,48 @@ public final class StandaloneServer implements AutoCloseable {
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
-        BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
-        // GET /ready for load balancers: 503 while the backplane cannot store publishes (docs/cluster.md).
-        guard.setHandler(new Readiness(jetty.getHandler(), backplane != null ? backplane : oort,
-                backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable"));
+        ContextHandler endpoint = BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
+        adminConnector = Operations.adminConnector(jetty, options.operations);
+        metrics = Operations.metrics(options.operations, engine, (BayeuxHandler) endpoint.getHandler(), jetty, this);
+        // The health checks for load balancers: /health/ready (and /ready) 503 while starting, shutting down, or
+        // while the backplane cannot store publishes (docs/operations.md, docs/cluster.md).
+        readiness = new Readiness(new MetricsHandler(jetty.getHandler(), metrics, adminConnector),
+                backplane != null ? backplane : oort != null ? oort : options.testCluster,
+                backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable");
+        guard.setHandler(readiness);
         jetty.setHandler(guard);
-        jetty.start();
+        try {
+            jetty.start();
+        } catch (Exception failure) {
+            if (metrics != null) {
+                metrics.close(); // its JMX beans would outlive a server that never ran
+            }
+            throw failure;
+        }
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
         LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
+        if (options.beforeReady != null) {
+            options.beforeReady.accept(getPort());
+        }
+        readiness.started();
+    }
+
+    /**
+     * Makes {@code /health/ready} (and {@code /ready}) answer 503 {@code shutting_down} from now on, so that load
+     * balancers send new clients elsewhere; the first step of a graceful shutdown. {@link #close()} does it too.
+     */
+    public void shuttingDown() {
+        readiness.shuttingDown();
+    }
+
+    /** @return the admin port (metrics and health checks), or -1 when they are served on the main port */
+    public int getAdminPort() {
+        return adminConnector == null ? -1 : adminConnector.getLocalPort();
+    }
+
+    /** @return the meters served at {@code /metrics}, or null with {@code metrics.enabled=false} */
+    public MetricsExport getMetrics() {
+        return metrics;
     }
 
     /** Port 0 in {@code oort.url} (or none, for http's default) stays as given unless it is 0: the port bound. */
@@ -261,6 +304,7 @@ public final class StandaloneServer implements AutoCloseable {
 
     @Override
     public void close() {
+        readiness.shuttingDown();
         if (backplaneChat != null) {
             // First, while the backplane still runs: the other nodes drop this node's chat members now.
             backplaneChat.close();
@@ -269,6 +313,10 @@ public final class StandaloneServer implements AutoCloseable {
             jetty.stop();
         } catch (Exception failure) {
             throw new IllegalStateException("Could not stop the server", failure);
+        } finally {
+            if (metrics != null) {
+                metrics.close();
+            }
         }
     }
 
@@ -321,6 +369,12 @@ public final class StandaloneServer implements AutoCloseable {
         long minDataRate = 1024;
         /** The TLS key and chain, or null for plain HTTP. */
         TlsKeys tls;
+        /** Metrics and the admin port. */
+        OperationsConfig operations = OperationsConfig.defaults();
+        /** Tests: a cluster to join when there is no backplane and no Oort (a fake dependency), or null. */
+        org.bayeux.server.cluster.Cluster testCluster;
+        /** Tests: called with the port once Jetty serves, before the node says it is ready, or null. */
+        java.util.function.IntConsumer beforeReady;
 
         /**
          * @param args the command line; {@code --help} lists the options
@@ -346,7 +400,13 @@ public final class StandaloneServer implements AutoCloseable {
             Map<String, String> transportSettings = new LinkedHashMap<>();
             Map<String, String> backplaneSettings = new LinkedHashMap<>();
             Map<String, String> oortSettings = new LinkedHashMap<>();
+            Map<String, String> operationsSettings = new LinkedHashMap<>();
             for (String setting : line.settings) {
+                if (isKey(OperationsConfig.OPTIONS, setting.substring(0, Math.max(0, setting.indexOf('='))))) {
+                    operationsSettings.put(setting.substring(0, setting.indexOf('=')),
+                            setting.substring(setting.indexOf('=') + 1));
+                    continue;
+                }
                 addSetting(setting, engineSettings, transportSettings, backplaneSettings, oortSettings);
             }
             // The flags are the --set keys' short forms; given both, the flag wins.
@@ -371,6 +431,7 @@ public final class StandaloneServer implements AutoCloseable {
                 options.transportConfig = TransportConfig.fromMap(transportSettings);
                 options.backplaneConfig = backplaneConfig(line.backplane, backplaneSettings);
                 options.oortSettings = oortSettings(oortSettings);
+                options.operations = OperationsConfig.fromMap(operationsSettings);
             } catch (InvalidConfigurationException bad) {
                 throw new IllegalArgumentException(bad.getMessage(), bad);
             }

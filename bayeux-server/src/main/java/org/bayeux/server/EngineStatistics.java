@@ -1,0 +1,229 @@
+package org.bayeux.server;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+import org.bayeux.api.Message;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.transport.OutgoingMessages;
+
+/**
+ * The engine's running totals for monitoring: messages and bytes in and out, handshakes, errors by Bayeux error, and
+ * a sampled delivery latency. Read with {@link BayeuxEngine#statistics()}; a metrics library reads these totals when
+ * it is scraped, so the engine itself depends on none.
+ *
+ * <p>Cheap by design: the totals are {@link LongAdder}s, updated once per batch received and once per batch handed to
+ * a carrier (never once per subscriber of a publish: a fan-out adds its recipients in one update). Gauges (sessions,
+ * channels, queue depths) are not kept here: they are read from the engine's state when asked.</p>
+ */
+public final class EngineStatistics {
+    /** One carrier batch in this many has its delivery latency measured, when a recorder is set. */
+    public static final int LATENCY_SAMPLE_ONE_IN = 16;
+    /** The most distinct error strings counted apart; later ones count under {@link #OTHER_ERROR}. */
+    static final int MAX_ERROR_KEYS = 64;
+    /** The key of errors beyond {@link #MAX_ERROR_KEYS} distinct ones. */
+    public static final String OTHER_ERROR = "other";
+
+    private final LongAdder batchesIn = new LongAdder();
+    private final LongAdder messagesIn = new LongAdder();
+    private final LongAdder bytesIn = new LongAdder();
+    private final LongAdder batchesOut = new LongAdder();
+    private final LongAdder messagesOut = new LongAdder();
+    private final LongAdder bytesOut = new LongAdder();
+    private final LongAdder handshakesAccepted = new LongAdder();
+    private final LongAdder handshakesRefused = new LongAdder();
+    private final LongAdder publishes = new LongAdder();
+    private final LongAdder deliveries = new LongAdder();
+    private final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
+    private volatile LongConsumer latencyRecorder;
+    private volatile Consumer<String> newErrorListener;
+
+    EngineStatistics() {
+    }
+
+    /** @return how many batches (HTTP bodies, WebSocket messages) the transports handed to the engine */
+    public long batchesIn() {
+        return batchesIn.sum();
+    }
+
+    /** @return how many messages arrived from remote clients */
+    public long messagesIn() {
+        return messagesIn.sum();
+    }
+
+    /**
+     * @return the bytes of the batches parsed: UTF-8 bytes for byte input, characters for text input (WebSocket text
+     *         frames), which are the same for ASCII JSON
+     */
+    public long bytesIn() {
+        return bytesIn.sum();
+    }
+
+    /** @return how many batches the engine handed to carriers (HTTP responses, WebSocket frames, local sessions) */
+    public long batchesOut() {
+        return batchesOut.sum();
+    }
+
+    /** @return how many messages (replies and deliveries) the engine handed to carriers to write */
+    public long messagesOut() {
+        return messagesOut.sum();
+    }
+
+    /** @return the JSON bytes of the messages handed to carriers, as one array per batch */
+    public long bytesOut() {
+        return bytesOut.sum();
+    }
+
+    /** @return how many handshakes were answered successfully */
+    public long handshakesAccepted() {
+        return handshakesAccepted.sum();
+    }
+
+    /** @return how many handshakes were refused, by the engine or by a transport's limits */
+    public long handshakesRefused() {
+        return handshakesRefused.sum();
+    }
+
+    /**
+     * @return how many published messages were fanned out to this node's subscribers: those published here (unless
+     *         a cluster delivers them back) and those from other nodes
+     */
+    public long publishes() {
+        return publishes.sum();
+    }
+
+    /** @return how many times a published message was queued for a subscriber on this node */
+    public long deliveries() {
+        return deliveries.sum();
+    }
+
+    /**
+     * @return every error string answered in an unsuccessful reply ({@code 403::too_many_sessions}) with its count;
+     *         at most {@value #MAX_ERROR_KEYS} keys, the rest under {@link #OTHER_ERROR}
+     */
+    public Map<String, Long> errors() {
+        Map<String, Long> snapshot = new TreeMap<>();
+        errors.forEach((error, count) -> snapshot.put(error, count.sum()));
+        return Collections.unmodifiableMap(snapshot);
+    }
+
+    /**
+     * @param error an error string, as {@link #errors()} lists it
+     * @return how many replies carried it
+     */
+    public long errors(String error) {
+        LongAdder count = errors.get(error);
+        return count == null ? 0 : count.sum();
+    }
+
+    /**
+     * Sets where sampled delivery latencies go: for one batch handed to a carrier in {@value #LATENCY_SAMPLE_ONE_IN},
+     * the time from the moment its oldest published message was frozen (ready to be queued) to the moment the batch
+     * was handed to the carrier to write, in nanoseconds. Called on the delivering thread: it must be quick and must
+     * not block; it is isolated (a failure is logged, delivery goes on).
+     *
+     * @param recorder the recorder, or null for none
+     */
+    public void setDeliveryLatencyRecorder(LongConsumer recorder) {
+        this.latencyRecorder = recorder;
+    }
+
+    /**
+     * Sets who is told of each error string the first time it is counted (at most {@value #MAX_ERROR_KEYS} + 1
+     * calls), so that a metrics library can register a counter for it; errors counted before are in
+     * {@link #errors()}. Called on the thread that counted it: quick, never blocking; isolated.
+     *
+     * @param listener the listener, or null for none
+     */
+    public void setNewErrorListener(Consumer<String> listener) {
+        this.newErrorListener = listener;
+    }
+
+    void parsed(int bytes) {
+        bytesIn.add(bytes);
+    }
+
+    void received(int messages) {
+        batchesIn.increment();
+        messagesIn.add(messages);
+    }
+
+    void published(int recipients) {
+        publishes.increment();
+        if (recipients > 0) {
+            deliveries.add(recipients);
+        }
+    }
+
+    void handshakeRefused(String error) {
+        handshakesRefused.increment();
+        error(error);
+    }
+
+    /** Counts a batch handed to a carrier: one pass over its messages, for bytes, replies and errors. */
+    void sending(OutgoingMessages out) {
+        int size = out.size();
+        long bytes = size + 1; // the brackets and the commas of the array
+        long oldestFrozen = Long.MAX_VALUE;
+        LongConsumer recorder = latencyRecorder;
+        boolean sample = recorder != null && ThreadLocalRandom.current().nextInt(LATENCY_SAMPLE_ONE_IN) == 0;
+        for (int i = 0; i < size; i++) {
+            bytes += out.jsonLength(i);
+            ServerMessage message = out.get(i);
+            if (message.isReply()) {
+                countReply(message);
+            } else if (sample && message instanceof ServerMessageImpl impl) {
+                oldestFrozen = Math.min(oldestFrozen, impl.frozenAtNanos());
+            }
+        }
+        batchesOut.increment();
+        messagesOut.add(size);
+        bytesOut.add(bytes);
+        if (sample && oldestFrozen != Long.MAX_VALUE && oldestFrozen != 0) {
+            long latency = Math.max(0, System.nanoTime() - oldestFrozen);
+            Callbacks.run(recorder, () -> recorder.accept(latency));
+        }
+    }
+
+    private void countReply(ServerMessage reply) {
+        boolean successful = reply.isSuccessful();
+        if (Message.META_HANDSHAKE.equals(reply.getChannel())) {
+            (successful ? handshakesAccepted : handshakesRefused).increment();
+        }
+        if (!successful) {
+            Object error = reply.get(Message.ERROR_FIELD);
+            error(error == null ? "unknown" : error.toString());
+        }
+    }
+
+    private void error(String error) {
+        LongAdder count = errors.get(error);
+        if (count == null) {
+            // Bounded: an application's error strings could be anything.
+            String key = errors.size() < MAX_ERROR_KEYS ? error : OTHER_ERROR;
+            LongAdder created = new LongAdder();
+            count = errors.putIfAbsent(key, created);
+            if (count == null) {
+                count = created;
+                Consumer<String> listener = newErrorListener;
+                if (listener != null) {
+                    Callbacks.run(listener, () -> listener.accept(key));
+                }
+            }
+        }
+        count.increment();
+    }
+
+    @Override
+    public String toString() {
+        return "EngineStatistics{in=" + messagesIn() + ", out=" + messagesOut() + ", handshakes=" + handshakesAccepted()
+                + "/" + handshakesRefused() + ", errors=" + errors() + "}";
+    }
+}

@@ -1,0 +1,66 @@
+package org.bayeux.standalone;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
+import org.bayeux.metrics.BayeuxMetrics;
+import org.bayeux.metrics.MetricsExport;
+import org.bayeux.server.BayeuxEngine;
+import org.bayeux.transport.jetty.BayeuxHandler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * Wires the standalone server's metrics and admin port ({@link OperationsConfig}): kept apart from
+ * {@link StandaloneServer} so that its constructor only calls in.
+ */
+final class Operations {
+    private Operations() {
+    }
+
+    /**
+     * @return a plain-HTTP connector added to the server for {@code admin.port}, or null when it is -1
+     */
+    static ServerConnector adminConnector(Server jetty, OperationsConfig config) {
+        int port = config.get(OperationsConfig.ADMIN_PORT);
+        if (port < 0) {
+            return null;
+        }
+        ServerConnector admin = new ServerConnector(jetty, 1, 1);
+        admin.setName("admin");
+        admin.setHost(config.get(OperationsConfig.ADMIN_HOST));
+        admin.setPort(port);
+        jetty.addConnector(admin);
+        return admin;
+    }
+
+    /**
+     * @return the meters of the engine, its endpoint, the server's guards, Jetty's thread pool and the JVM; null
+     *         with {@code metrics.enabled=false}
+     */
+    static MetricsExport metrics(OperationsConfig config, BayeuxEngine engine, BayeuxHandler endpoint, Server jetty,
+            StandaloneServer server) {
+        if (!config.get(OperationsConfig.METRICS_ENABLED)) {
+            return null;
+        }
+        BayeuxMetrics bayeux = new BayeuxMetrics(engine)
+                .gauge("bayeux.websocket.connections", "WebSocket connections open on the Bayeux endpoint", null,
+                        endpoint::getWebSocketCount)
+                .gauge("bayeux.tcp.connections", "TCP connections open, as --max-connections counts them "
+                        + "(-1 without a limit)", null, server::getNetworkConnectionCount)
+                .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
+                        endpoint::getWebSocketHandshakeTimeouts, "reason", "ws_handshake_timeout")
+                .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
+                        endpoint::getWebSocketWriteStallDrops, "reason", "ws_write_stall")
+                .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
+                        endpoint::getWebSocketSlowPeerDrops, "reason", "ws_slow_peer")
+                .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
+                        server::getHeaderTimeouts, "reason", "header_timeout")
+                .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
+                        server::getSlowRequestBodies, "reason", "min_data_rate")
+                .counter("bayeux.connection.limit.reached", "Times --max-connections was reached (accepting paused)",
+                        server::getConnectionLimitReached);
+        MetricsExport export = new MetricsExport(config.get(OperationsConfig.METRICS_JMX));
+        export.bind(bayeux).bind(new JettyServerThreadPoolMetrics(jetty.getThreadPool(), Tags.empty()));
+        return export;
+    }
+}

@@ -1,0 +1,58 @@
+package org.bayeux.standalone;
+
+import java.util.List;
+import java.util.Map;
+
+import org.bayeux.server.config.ConfigOption;
+import org.bayeux.server.config.ConfigOptions;
+import org.bayeux.server.config.TypedConfig;
+
+/**
+ * The standalone server's operability keys (metrics, the admin port), given with {@code --set KEY=VALUE} like the
+ * engine's and transports' keys and declared the same way; {@link #markdownTable()} is the table of
+ * {@code docs/configuration.md}.
+ */
+public final class OperationsConfig extends TypedConfig {
+    /** Whether meters are kept and served. */
+    public static final ConfigOption<Boolean> METRICS_ENABLED = ConfigOption.bool("metrics.enabled", true,
+            "Keeps Micrometer meters of the engine, transports, Jetty's thread pool and the JVM, served as Prometheus "
+                    + "text at GET /metrics (and over JMX with metrics.jmx). false: no /metrics, no JMX beans.");
+    /** Whether the meters are JMX beans too. */
+    public static final ConfigOption<Boolean> METRICS_JMX = ConfigOption.bool("metrics.jmx", true,
+            "With metrics.enabled, also registers every meter as a JMX bean under the domain org.bayeux.");
+    /** The admin port. */
+    public static final ConfigOption<Integer> ADMIN_PORT = ConfigOption.integer("admin.port", -1,
+            n -> n >= -1 && n <= 65535, "-1, or a port number (0 picks a free one)",
+            "-1 serves /metrics on the main port. A port: /metrics only there, on plain HTTP bound to admin.host, with "
+                    + "/health/live and /health/ready (which the main port answers too).");
+    /** The admin port's address. */
+    public static final ConfigOption<String> ADMIN_HOST = ConfigOption.text("admin.host", "127.0.0.1",
+            host -> !host.isBlank(), "an address or host name",
+            "The address the admin port binds (default: this machine only).");
+
+    /** Every option, in documentation order. */
+    public static final List<ConfigOption<?>> OPTIONS = List.of(METRICS_ENABLED, METRICS_JMX, ADMIN_PORT, ADMIN_HOST);
+
+    private OperationsConfig(Map<ConfigOption<?>, Object> values) {
+        super(OPTIONS, values);
+    }
+
+    /** @return the defaults */
+    public static OperationsConfig defaults() {
+        return fromMap(Map.of());
+    }
+
+    /**
+     * @param settings keys and values as text
+     * @return the configuration
+     * @throws org.bayeux.server.config.InvalidConfigurationException naming the key and the value
+     */
+    public static OperationsConfig fromMap(Map<String, String> settings) {
+        return new OperationsConfig(ConfigOptions.parse(OPTIONS, settings));
+    }
+
+    /** @return the options as a Markdown table */
+    public static String markdownTable() {
+        return ConfigOptions.markdownTable(OPTIONS);
+    }
+}
