@@ -88,7 +88,7 @@ public final class Oort implements Cluster {
     private final PeerReplies replies;
     private final Membership membership;
     private final Object sendLock = new Object();
-    private final ServerForwardListener forwardListener = new ServerForwardListener();
+    private final ForwardReceiver forwardListener = new ForwardReceiver(this);
     private final PeerSessions peerSessions = new PeerSessions();
     private final org.bayeux.api.server.ChannelMessageListener heartbeatListener = this::heartbeat;
     private volatile boolean running;
@@ -159,6 +159,7 @@ public final class Oort implements Cluster {
         server.addExtension(replies);
         server.setSecurityPolicy(new OortGate.Policy(server.getSecurityPolicy()));
         server.addSessionListener(peerSessions);
+        forwardListener.start(config.fanOutLanes(), "oort-fan-out");
         server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
         server.createChannelIfAbsent(HEARTBEAT_CHANNEL).addMessageListener(heartbeatListener);
         messaging.start(engine); // Peer messaging for Seti, objects and services (see the block below).
@@ -198,6 +199,7 @@ public final class Oort implements Cluster {
         if (forward != null) {
             forward.removeMessageListener(forwardListener);
         }
+        forwardListener.stop();
         ServerChannel heartbeat = server.getChannel(HEARTBEAT_CHANNEL);
         if (heartbeat != null) {
             heartbeat.removeMessageListener(heartbeatListener);
@@ -414,67 +416,8 @@ public final class Oort implements Cluster {
         return sequences;
     }
 
-    /**
-     * Takes messages of peers, from the sessions their links opened here. It always answers false: a forwarded
-     * message stops here and is never fanned out on its service channel, not even to this node's local sessions
-     * subscribed to {@code /**} or {@code /service/**}; the peer's link reads the resulting
-     * {@code 404::message_deleted} as "taken".
-     */
-    private final class ServerForwardListener implements org.bayeux.api.server.ChannelMessageListener {
-        @Override
-        public boolean onMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
-            JoinProof.Peer peer = OortGate.peerOf(sender);
-            ClusterNode target = node;
-            if (peer == null || target == null || !(message.getData() instanceof Map<?, ?> data)) {
-                return false;
-            }
-            if (!(data.get("origin") instanceof String origin) || !(data.get("forwards") instanceof List<?> forwards)
-                    || !origin.equals(peer.id())) {
-                // One hop: a peer only ever sends its own messages.
-                LOG.warn("Oort node {} sent forwards that are not its own messages or not well formed: dropped",
-                        peer.id());
-                return false;
-            }
-            if (membership.isDeparted(origin)) {
-                // Never taken: the sender learns on its next join that it left, and takes a new incarnation.
-                message.put(PeerReplies.VERDICT_FIELD, OriginSequences.Verdict.OUT_OF_ORDER);
-                return false;
-            }
-            membership.heard(origin);
-            // Taken as a whole or not: past a refusal, every later forward of the chain would be refused too.
-            OriginSequences.Verdict verdict = OriginSequences.Verdict.DELIVER;
-            for (Object item : forwards) {
-                verdict = accept(origin, item, target);
-                if (verdict == OriginSequences.Verdict.OUT_OF_ORDER) {
-                    break;
-                }
-            }
-            // Read by PeerReplies, which makes the reply say taken or refused.
-            message.put(PeerReplies.VERDICT_FIELD, verdict);
-            return false;
-        }
-
-        private OriginSequences.Verdict accept(String origin, Object item, ClusterNode target) {
-            if (!(item instanceof Map<?, ?> forward) || !(forward.get("seq") instanceof Number number)
-                    || !(forward.get("prev") instanceof Number prev)
-                    || !(forward.get("channel") instanceof String forwardedChannel)
-                    || !(forward.get("message") instanceof String json)) {
-                LOG.warn("Oort node {} sent a forward that is not well formed: refused", origin);
-                return OriginSequences.Verdict.OUT_OF_ORDER;
-            }
-            return sequences.accept(origin, number.longValue(), prev.longValue(), () -> {
-                if (!isObserved(forwardedChannel)) {
-                    stats.notObserved.increment();
-                    return;
-                }
-                try {
-                    target.deliver(json.getBytes(StandardCharsets.UTF_8));
-                    stats.received.increment();
-                } catch (IllegalArgumentException e) {
-                    LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
-                }
-            });
-        }
+    Membership membership() {
+        return membership;
     }
 
     /** Finds the sessions of authenticated peers as they are added. */
@@ -584,6 +527,15 @@ public final class Oort implements Cluster {
          */
         public Builder maxQueueBytes(long bytes) {
             config.maxQueueBytes(bytes);
+            return this;
+        }
+
+        /**
+         * @param lanes the threads that deliver peers' messages ({@code oort.fanOutLanes})
+         * @return this builder
+         */
+        public Builder fanOutLanes(int lanes) {
+            config.fanOutLanes(lanes);
             return this;
         }
 

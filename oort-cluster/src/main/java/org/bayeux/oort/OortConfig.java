@@ -33,11 +33,17 @@ import org.bayeux.api.ChannelId;
  *       peer).</td></tr>
  *   <tr><td>{@code oort.maxQueueBytes}</td><td>long</td><td>32 MiB</td><td>The most bytes of forwards a link holds
  *       unacknowledged; more are not queued (and counted as gaps by the peer).</td></tr>
+ *   <tr><td>{@code oort.fanOutLanes}</td><td>int</td><td>1</td><td>The threads that deliver the messages of peers
+ *       to this node's subscribers, each channel's on one of them (one order per channel, but one origin's messages on
+ *       different channels may arrive in another order); 1, the default, delivers them in the origin's order on the
+ *       thread that reads the link.</td></tr>
  * </table>
  */
 public final class OortConfig {
     /** The shortest secret accepted, in bytes. */
     public static final int MIN_SECRET_BYTES = 32;
+    /** The most fan-out lanes. */
+    public static final int MAX_FAN_OUT_LANES = 64;
 
     private final String url;
     private final List<String> seeds;
@@ -48,6 +54,7 @@ public final class OortConfig {
     private final int maxMessageBytes;
     private final int maxQueue;
     private final long maxQueueBytes;
+    private final int fanOutLanes;
 
     private OortConfig(Builder builder) {
         this.url = checkUrl("oort.url", builder.url);
@@ -94,6 +101,10 @@ public final class OortConfig {
                     + maxMessageBytes + ")");
         }
         this.maxQueueBytes = builder.maxQueueBytes;
+        if (builder.fanOutLanes < 1 || builder.fanOutLanes > MAX_FAN_OUT_LANES) {
+            throw invalid("oort.fanOutLanes", builder.fanOutLanes, "an integer from 1 to " + MAX_FAN_OUT_LANES);
+        }
+        this.fanOutLanes = builder.fanOutLanes;
     }
 
     private static String checkUrl(String key, String value) {
@@ -178,11 +189,16 @@ public final class OortConfig {
         return maxQueueBytes;
     }
 
+    /** @return the threads that deliver peers' messages to this node's subscribers (1: the link's own thread) */
+    public int fanOutLanes() {
+        return fanOutLanes;
+    }
+
     @Override
     public String toString() {
         return "OortConfig[url=" + url + ", seeds=" + seeds + ", channels=" + channels + ", heartbeatInterval="
                 + heartbeatInterval + ", peerTimeout=" + peerTimeout + ", maxMessageBytes=" + maxMessageBytes
-                + ", maxQueue=" + maxQueue + ", maxQueueBytes=" + maxQueueBytes + "]";
+                + ", maxQueue=" + maxQueue + ", maxQueueBytes=" + maxQueueBytes + ", fanOutLanes=" + fanOutLanes + "]";
     }
 
     /** Builds an {@link OortConfig}; every rule is checked by {@link #build()}. */
@@ -196,6 +212,7 @@ public final class OortConfig {
         private int maxMessageBytes = 512 * 1024;
         private int maxQueue = 10_000;
         private long maxQueueBytes = 32L * 1024 * 1024;
+        private int fanOutLanes = 1;
 
         Builder(String url) {
             this.url = url;
@@ -287,6 +304,15 @@ public final class OortConfig {
          */
         public Builder maxQueueBytes(long bytes) {
             this.maxQueueBytes = bytes;
+            return this;
+        }
+
+        /**
+         * @param lanes {@code oort.fanOutLanes}
+         * @return this builder
+         */
+        public Builder fanOutLanes(int lanes) {
+            this.fanOutLanes = lanes;
             return this;
         }
 

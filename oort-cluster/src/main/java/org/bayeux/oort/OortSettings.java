@@ -62,9 +62,16 @@ public final class OortSettings {
             32 * 1024 * 1024, n -> n >= 1024, "an integer of at least oort.maxMessageBytes",
             "The most bytes of forwards a link holds unacknowledged; past it a forward is not queued for that peer.");
 
+    /** The threads that deliver peers' messages. */
+    public static final ConfigOption<Integer> FAN_OUT_LANES = ConfigOption.integer("oort.fanOutLanes", 1,
+            n -> n >= 1 && n <= OortConfig.MAX_FAN_OUT_LANES, "an integer from 1 to " + OortConfig.MAX_FAN_OUT_LANES,
+            "The threads that deliver the messages of peers to this node's subscribers, each channel's on one of them: "
+                    + "one order per channel, but an origin's messages on different channels may then arrive in another "
+                    + "order. 1 delivers them in the origin's order on the thread that reads the link.");
+
     /** Every key, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URL, SEEDS, CHANNELS, SECRET_FILE, HEARTBEAT_INTERVAL,
-            PEER_TIMEOUT, MAX_MESSAGE_BYTES, MAX_QUEUE, MAX_QUEUE_BYTES);
+            PEER_TIMEOUT, MAX_MESSAGE_BYTES, MAX_QUEUE, MAX_QUEUE_BYTES, FAN_OUT_LANES);
 
     private final Map<ConfigOption<?>, Object> values;
 
@@ -145,13 +152,15 @@ public final class OortSettings {
         toConfig(url); // every rule, with the errors OortSettings words, before the builder checks them again
         return builder.url(url).seeds(get(SEEDS)).channels(get(CHANNELS)).secret(readSecret())
                 .heartbeatInterval(get(HEARTBEAT_INTERVAL)).peerTimeout(get(PEER_TIMEOUT))
-                .maxMessageBytes(get(MAX_MESSAGE_BYTES)).maxQueue(get(MAX_QUEUE)).maxQueueBytes(get(MAX_QUEUE_BYTES));
+                .maxMessageBytes(get(MAX_MESSAGE_BYTES)).maxQueue(get(MAX_QUEUE)).maxQueueBytes(get(MAX_QUEUE_BYTES))
+                .fanOutLanes(get(FAN_OUT_LANES));
     }
 
     private OortConfig.Builder apply(OortConfig.Builder builder) {
         return builder.seeds(get(SEEDS)).channels(get(CHANNELS)).secret(readSecret())
                 .heartbeatInterval(get(HEARTBEAT_INTERVAL)).peerTimeout(get(PEER_TIMEOUT))
-                .maxMessageBytes(get(MAX_MESSAGE_BYTES)).maxQueue(get(MAX_QUEUE)).maxQueueBytes(get(MAX_QUEUE_BYTES));
+                .maxMessageBytes(get(MAX_MESSAGE_BYTES)).maxQueue(get(MAX_QUEUE)).maxQueueBytes(get(MAX_QUEUE_BYTES))
+                .fanOutLanes(get(FAN_OUT_LANES));
     }
 
     /** Reads the secret file; one trailing line break (LF or CRLF), as editors and {@code echo} add, is cut. */

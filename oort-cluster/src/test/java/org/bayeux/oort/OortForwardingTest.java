@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -122,6 +124,51 @@ class OortForwardingTest {
         System.out.printf("burst over %s: %d forwards in %d batches, all delivered in %d ms%n",
                 link.transportName(), count, batches, millis);
         return link.transportName();
+    }
+
+    @Test
+    void withFanOutLanesEachChannelKeepsItsOrderWhileChannelsAreFannedOutInParallel() throws Exception {
+        OortTestNode a = node();
+        OortTestNode b = node();
+        b.start(oort -> oort.channels(List.of("/lanes/**")).fanOutLanes(4));
+        a.start(oort -> oort.seeds(List.of(b.url)).channels(List.of("/lanes/**")));
+        await().atMost(WAIT).until(() -> a.joined.size() == 1 && b.joined.size() == 1);
+        Map<String, List<Long>> byChannel = new ConcurrentHashMap<>();
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        CompletableFuture<Message> subscribed = new CompletableFuture<>();
+        b.connected("subscriber").getChannel("/lanes/*").subscribe((c, message) -> {
+            byChannel.computeIfAbsent(message.getChannel(), x -> new CopyOnWriteArrayList<>())
+                    .add((Long) message.getData());
+            threads.add(Thread.currentThread().getName());
+        }, (c, message) -> subscribed.complete(message));
+        assertThat(subscribed.get(5, TimeUnit.SECONDS).isSuccessful()).isTrue();
+        int channels = 8;
+        int each = 500;
+        List<Thread> publishers = new ArrayList<>();
+        for (int ch = 0; ch < channels; ch++) {
+            LocalSession speaker = a.connected("speaker" + ch);
+            String channel = "/lanes/" + ch;
+            // One publisher per channel, all at once: the origin interleaves the channels.
+            publishers.add(new Thread(() -> {
+                for (long n = 0; n < each; n++) {
+                    speaker.getChannel(channel).publish(n, null);
+                }
+            }));
+        }
+        publishers.forEach(Thread::start);
+        for (Thread publisher : publishers) {
+            publisher.join(WAIT.toMillis());
+        }
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> byChannel.values().stream().mapToInt(List::size).sum() >= channels * each);
+        List<Long> expected = new ArrayList<>();
+        for (long n = 0; n < each; n++) {
+            expected.add(n);
+        }
+        assertThat(byChannel).hasSize(channels);
+        byChannel.forEach((channel, ns) -> assertThat(ns).as("%s: once each, in order", channel).isEqualTo(expected));
+        assertThat(threads).as("fanned out on the lanes, not on the thread that reads the link")
+                .allMatch(name -> name.startsWith("oort-fan-out-"));
     }
 
     @Test
