@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Profile (a) on 1 node and on 2 Oort nodes (clients split), raw client; server CPU from /proc.
-# Usage: docs/benchmarks/cluster-a.sh OUTDIR [RATE] [DURATION]  (env: CLIENTS, RAMP, WARM, SKIP1=1 to skip the one-node run)
+# Usage: docs/benchmarks/cluster-a.sh OUTDIR [RATE] [DURATION]  (env: CLIENTS, RAMP, WARM, SKIP1=1 to skip the one-node run,
+#   NODE_ARGS: more arguments for every node, e.g. "--set oort.fanOutLanes=2"); vmstat 1 is logged during each load run.
 set -euo pipefail
 OUT="$1"; RATE="${2:-1000}"; DUR="${3:-60s}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -15,15 +16,18 @@ javapid() { # the java child of a bin/bayeux launcher (exec'd or child)
   local p="$1"; local c; c=$(pgrep -P "$p" java || true); echo "${c:-$p}"; }
 start_node() { # port log args...
   local port="$1" log="$2"; shift 2
-  "$ROOT/bin/bayeux" server --port "$port" --host 127.0.0.1 "$@" > "$log" 2>&1 &
+  # shellcheck disable=SC2086
+  "$ROOT/bin/bayeux" server --port "$port" --host 127.0.0.1 "$@" ${NODE_ARGS:-} > "$log" 2>&1 &
   pids+=($!)
   for i in $(seq 1 300); do grep -q "Listening on" "$log" && return 0; sleep 0.2; done
   echo "node on $port did not start" >&2; cat "$log" >&2; exit 1
 }
 load() { # label urls
+  vmstat 1 > "$OUT/$1.vmstat.txt" & local vm=$!
   "$ROOT/bin/bayeux" load --client raw --quiet --url "$2" --transport websocket --clients "${CLIENTS:-1000}" --rooms 100 \
     --rooms-per-client 10 --rate "$RATE" --size 50 --ramp-up "${RAMP:-10s}" --warm-up "${WARM:-10s}" --duration "$DUR" \
     --output "$OUT/$1" --label "$1" > "$OUT/$1.txt" 2>&1 || echo "load $1 exit $?" >> "$OUT/$1.txt"
+  kill "$vm" 2>/dev/null || true
 }
 run1() {
   pids=()
