@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * hash of session id to node id and a sorted set of each session's expiry time, in the channel's shard slot. This node
  * writes its sessions' subscriptions as they happen and refreshes them every third of
  * {@link RedisBackplaneConfig#PRESENCE_TTL}, one script call per channel and {@value #REFRESH_CHUNK} sessions, every
- * presence command counted against a budget of commands in flight ({@link #budget(int)}); a node that dies stops
+ * presence command counted against a budget of commands in flight ({@link #budget(int)}), a round's at most
+ * {@value #ROUND_WINDOW} at a time; a node that dies stops
  * refreshing, and the first sweep after the TTL (every node sweeps every channel with presence at each refresh)
  * removes its entries. Joins and leaves, the expired ones
  * included, are appended to the channel's fan-out stream by the same scripts, so every node tells its
@@ -105,6 +106,12 @@ final class Presence implements SubscriptionListener {
      * so that one call's script stays short (Redis runs nothing else meanwhile) and its reply small.
      */
     static final int REFRESH_CHUNK = 200;
+    /**
+     * A refresh round's commands in flight at a time, within the budget: few, so that a round's scripts take their
+     * turns in Redis between publishes and stream reads instead of queuing hundreds ahead of them (every node runs a
+     * round every third of the TTL, and a burst of them delayed every delivery behind it).
+     */
+    static final int ROUND_WINDOW = 4;
     /** The cap of {@link #budget(int)}. */
     static final int MAX_BUDGET = 1000;
 
@@ -125,6 +132,8 @@ final class Presence implements SubscriptionListener {
      * A permit is taken before a script is sent and given back when Redis answers (or the command fails).
      */
     private final Semaphore inFlight;
+    /** A refresh round's share of {@link #inFlight}: {@value #ROUND_WINDOW} permits. */
+    private final Semaphore roundWindow = new Semaphore(ROUND_WINDOW);
     private final int budget;
     private final AtomicLong joinsDeferred = new AtomicLong();
     private final AtomicLong leavesDeferred = new AtomicLong();
@@ -349,9 +358,9 @@ final class Presence implements SubscriptionListener {
                         }
                     }
                     if (live.isEmpty()) {
-                        inFlight.release();
+                        release(true);
                     } else {
-                        send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, live));
+                        send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, live), true);
                     }
                 }
             }
@@ -381,19 +390,44 @@ final class Presence implements SubscriptionListener {
                 }
                 String channel = new String(raw, StandardCharsets.UTF_8);
                 send(connection, SWEEP, SWEEP_SHA, joinKeys(channel), List.of(channel,
-                        Integer.toString(config.streamMaxLength())));
+                        Integer.toString(config.streamMaxLength())), true);
             }
         }
         return true;
     }
 
-    /** Takes a permit, waiting until the deadline at most (the timer thread only: it may wait). */
+    /**
+     * Takes a permit of the round's window and one of the budget, waiting until the deadline at most (the timer
+     * thread only: it may wait).
+     */
     private boolean acquire(long deadline) throws InterruptedException {
-        return inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (!roundWindow.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        if (!inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            roundWindow.release();
+            return false;
+        }
+        return true;
     }
 
-    /** Sends a script by its digest, holding a permit taken by the caller until Redis answers. */
+    private void release(boolean round) {
+        inFlight.release();
+        if (round) {
+            roundWindow.release();
+        }
+    }
+
     private void send(RedisLink.Connection connection, String script, String sha, String[] keys, List<String> args) {
+        send(connection, script, sha, keys, args, false);
+    }
+
+    /**
+     * Sends a script by its digest, holding the permits taken by the caller until Redis answers: one of the budget,
+     * and one of the round's window if {@code round}.
+     */
+    private void send(RedisLink.Connection connection, String script, String sha, String[] keys, List<String> args,
+            boolean round) {
         byte[][] values = new byte[args.size()][];
         for (int i = 0; i < values.length; i++) {
             values[i] = args.get(i).getBytes(StandardCharsets.UTF_8);
@@ -402,12 +436,12 @@ final class Presence implements SubscriptionListener {
         try {
             reply = HistoryStore.run(connection, script, sha, ScriptOutputType.INTEGER, keys, values);
         } catch (RuntimeException rejected) {
-            inFlight.release();
+            release(round);
             LOG.debug("Presence update refused: {}", rejected.toString());
             return;
         }
         reply.whenComplete((value, failure) -> {
-            inFlight.release();
+            release(round);
             if (failure != null) {
                 LOG.debug("Presence update failed: {}", failure.toString());
             }
