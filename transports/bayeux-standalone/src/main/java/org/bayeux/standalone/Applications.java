@@ -100,6 +100,9 @@ final class Applications implements AutoCloseable {
         if (classPath.isEmpty() && builtIn.isEmpty()) {
             return applications;
         }
+        if (!classPath.isEmpty()) {
+            LOG.info("Looking for applications in {}", classPath);
+        }
         try {
             Map<String, String> wanted = listedIn(loader);
             for (String name : builtIn) {

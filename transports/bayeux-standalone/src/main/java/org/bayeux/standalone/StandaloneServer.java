@@ -143,7 +143,7 @@ public final class StandaloneServer implements AutoCloseable {
             connectionLimit = null;
         }
         jetty.setStopAtShutdown(true);
-        Handler statics = staticHandler(options);
+        Handler statics = staticHandler(options, jetty);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
@@ -193,12 +193,13 @@ public final class StandaloneServer implements AutoCloseable {
         }
     }
 
-    private static Handler staticHandler(Options options) {
+    /** Resources mounted through the server's factory, released when it stops (a jar's, in the distribution). */
+    private static Handler staticHandler(Options options, Server jetty) {
         ResourceHandler resources = new ResourceHandler();
         if (options.staticDir != null) {
-            resources.setBaseResource(ResourceFactory.root().newResource(options.staticDir));
+            resources.setBaseResource(ResourceFactory.of(jetty).newResource(options.staticDir));
         } else if (options.demo) {
-            resources.setBaseResource(ResourceFactory.root().newClassLoaderResource("org/bayeux/standalone/demo/"));
+            resources.setBaseResource(ResourceFactory.of(jetty).newClassLoaderResource("org/bayeux/standalone/demo/"));
         } else {
             return null;
         }
