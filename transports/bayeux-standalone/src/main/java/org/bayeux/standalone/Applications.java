@@ -137,7 +137,7 @@ final class Applications implements AutoCloseable {
     }
 
     /** @return the started applications, in the order they started */
-    List<BayeuxApplication> started() {
+    synchronized List<BayeuxApplication> started() {
         return List.copyOf(started);
     }
 
@@ -261,7 +261,7 @@ final class Applications implements AutoCloseable {
 
     /** Stops the started applications in the reverse order (each failure logged), then closes their loader. */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (int i = started.size() - 1; i >= 0; i--) {
             BayeuxApplication application = started.get(i);
             try {

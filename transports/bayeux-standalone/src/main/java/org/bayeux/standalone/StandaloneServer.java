@@ -143,6 +143,14 @@ public final class StandaloneServer implements AutoCloseable {
             connectionLimit = null;
         }
         jetty.setStopAtShutdown(true);
+        // Applications stop first, however Jetty is stopped (close(), or the shutdown hook on SIGTERM), while the
+        // server and the backplane still run: the demo chat's other nodes drop its members then.
+        jetty.addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStopping(org.eclipse.jetty.util.component.LifeCycle event) {
+                applications.close();
+            }
+        });
         Handler statics = staticHandler(options, jetty);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
@@ -152,7 +160,12 @@ public final class StandaloneServer implements AutoCloseable {
         guard.setHandler(new Readiness(jetty.getHandler(), backplane != null ? backplane : oort,
                 backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable"));
         jetty.setHandler(guard);
-        jetty.start();
+        try {
+            jetty.start();
+        } catch (Exception failed) {
+            applications.close(); // a taken port, say: the applications started above stop again
+            throw failed;
+        }
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
         LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
     }
@@ -279,8 +292,6 @@ public final class StandaloneServer implements AutoCloseable {
 
     @Override
     public void close() {
-        // First, while the server and the backplane still run: the demo chat's other nodes drop its members now.
-        applications.close();
         try {
             jetty.stop();
         } catch (Exception failure) {

@@ -17,6 +17,7 @@ import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.standalone.testapp.AppJar;
 import org.bayeux.standalone.testapp.EchoApplication;
 import org.bayeux.standalone.testapp.FailingApplication;
+import org.bayeux.standalone.testapp.RecordingApplication;
 import org.bayeux.standalone.demo.ChatApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,18 @@ class StandaloneApplicationTest {
                         "greeting", "hello from the jar"));
             }
         }
+    }
+
+    @Test
+    void applicationsStopWhenTheServerStopsWhileItStillRuns() throws Exception {
+        RecordingApplication.EVENTS.clear();
+        Path jar = new AppJar().withClass(RecordingApplication.class)
+                .listing(List.of(RecordingApplication.class.getName())).writeTo(folder.resolve("recording.jar"));
+        try (StandaloneServer server = start("--classpath", jar.toString())) {
+            server.getEngine().newLocalSession("watcher").handshake();
+            assertThat(RecordingApplication.EVENTS).containsExactly("start");
+        }
+        assertThat(RecordingApplication.EVENTS).containsExactly("start", "stop: 1 sessions");
     }
 
     @Test
