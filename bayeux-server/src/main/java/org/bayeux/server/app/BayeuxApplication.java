@@ -11,7 +11,6 @@ package org.bayeux.server.app;
  *
  * <pre>{@code
  * public final class EchoApplication implements BayeuxApplication {
- *     @Override
  *     public void start(ApplicationContext context) {
  *         BayeuxServer server = context.server();
  *         server.setSecurityPolicy(new MyPolicy());

@@ -181,7 +181,9 @@ final class Applications implements AutoCloseable {
                 provider = iterator.next();
             } catch (ServiceConfigurationError broken) {
                 String message = String.valueOf(broken.getMessage());
-                String culprit = wanted.keySet().stream().filter(message::contains).findFirst().orElse(null);
+                // The longest name the message holds: a.B must not be blamed for a.BC.
+                String culprit = wanted.keySet().stream().filter(message::contains)
+                        .max(java.util.Comparator.comparingInt(String::length)).orElse(null);
                 if (culprit == null) {
                     throw broken; // a broken provider on the server's own class path: no application's fault
                 }
