@@ -64,7 +64,7 @@ class DistributionIT {
     void stop() throws Exception {
         for (Process process : processes) {
             if (process.isAlive()) {
-                process.destroy(); // SIGTERM to the PID: the launcher exec'd the JVM, so it is the server
+                process.toHandle().destroy(); // SIGTERM to the PID: the launcher exec'd the JVM, so it is the server
                 if (!process.waitFor(30, TimeUnit.SECONDS)) {
                     process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
@@ -107,8 +107,15 @@ class DistributionIT {
         } finally {
             client.close();
         }
-        server.process.destroy();
+        assertThat(server.out.text()).doesNotContain(EchoApplication.STOPPED);
+        // SIGTERM to the PID through its handle: Process.destroy() would also close our ends of its output pipes.
+        assertThat(server.process.toHandle().destroy()).isTrue();
         assertThat(server.process.waitFor(30, TimeUnit.SECONDS)).as("stopped by SIGTERM").isTrue();
+        server.out.join();
+        // SIGTERM runs Jetty's shutdown hook, which stops the applications first.
+        server.err.join();
+        assertThat(server.out.lines()).as("exit %s, stderr: %s", server.process.exitValue(), server.err.text())
+                .contains(EchoApplication.STOPPED);
     }
 
     /**

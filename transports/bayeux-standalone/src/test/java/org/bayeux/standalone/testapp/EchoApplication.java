@@ -18,6 +18,8 @@ import org.bayeux.server.app.BayeuxApplication;
 public final class EchoApplication implements BayeuxApplication {
     /** The resource the jar carries beside the class, read through the context's class loader. */
     public static final String GREETING = "org/bayeux/standalone/testapp/greeting.txt";
+    /** The line {@link #stop} prints. */
+    public static final String STOPPED = "echo application stopped";
 
     @Override
     public void start(ApplicationContext context) throws IOException {
@@ -26,6 +28,13 @@ public final class EchoApplication implements BayeuxApplication {
             greeting = in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
         }
         new Echo(context.server(), greeting);
+    }
+
+    /** Says so on standard output, which the distribution's test reads after it sent SIGTERM. */
+    @Override
+    public void stop() {
+        System.out.println(STOPPED);
+        System.out.flush();
     }
 
     private static final class Echo extends BayeuxService {
