@@ -322,7 +322,9 @@ public final class StandaloneServer implements AutoCloseable {
         try {
             server = new StandaloneServer(options);
         } catch (Applications.ApplicationException failed) {
-            LOG.debug("Application failure", failed);
+            if (failed.getCause() != null) {
+                LOG.error("An application could not be loaded or started: {}", failed.getMessage(), failed.getCause());
+            }
             System.err.println("bayeux: " + failed.getMessage());
             System.exit(1);
             return;
