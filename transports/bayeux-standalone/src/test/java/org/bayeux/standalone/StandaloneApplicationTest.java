@@ -54,6 +54,42 @@ class StandaloneApplicationTest {
         assertThat(RecordingApplication.EVENTS).containsExactly("start", "stop: 1 sessions");
     }
 
+    /** A class on no class path of the test: compiled here, found only in the jar, defined by the apps' loader. */
+    @Test
+    void aClassOnlyInTheJarIsDefinedByTheApplicationsLoader() throws Exception {
+        Path sources = Files.createDirectories(folder.resolve("src/com/example"));
+        Files.writeString(sources.resolve("Hello.java"), String.join("\n",
+                "package com.example;",
+                "public final class Hello implements org.bayeux.server.app.BayeuxApplication {",
+                "    public void start(org.bayeux.server.app.ApplicationContext context) {",
+                "        new org.bayeux.server.BayeuxService(context.server(), \"hello\") {",
+                "            { addService(\"/service/echo\", (remote, message) -> java.util.Map.of(\"echo\",",
+                "                    message.getData(), \"greeting\", \"hello from \" + getClass().getClassLoader()",
+                "                    .getName())); }",
+                "        };",
+                "    }",
+                "}"));
+        Path classes = Files.createDirectories(folder.resolve("classes"));
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        int status = javac.run(null, null, null, "-d", classes.toString(), "-cp", System.getProperty("java.class.path"),
+                sources.resolve("Hello.java").toString());
+        assertThat(status).isZero();
+        AppJar jar = new AppJar().listing(List.of("com.example.Hello"));
+        try (var files = Files.walk(classes)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                jar.withBytes(classes.relativize(file).toString().replace('\\', '/'), Files.readAllBytes(file));
+            }
+        }
+        Path written = jar.writeTo(folder.resolve("hello.jar"));
+        assertThatThrownBy(() -> Class.forName("com.example.Hello")).isInstanceOf(ClassNotFoundException.class);
+        try (StandaloneServer server = start("--classpath", written.toString())) {
+            assertThat(server.getApplications()).singleElement()
+                    .satisfies(app -> assertThat(app.getClass().getClassLoader().getName()).isEqualTo("bayeux-apps"));
+            assertThat(echo(server, ClientTransport.WEBSOCKET, "hi")).isEqualTo(Map.of("echo", "hi",
+                    "greeting", "hello from bayeux-apps"));
+        }
+    }
+
     @Test
     void aFolderLoadsEveryJarInIt() throws Exception {
         Path apps = Files.createDirectory(folder.resolve("apps"));

@@ -40,6 +40,16 @@ public final class AppJar {
 
     /**
      * @param path the entry's path in the jar
+     * @param bytes its content
+     * @return this
+     */
+    public AppJar withBytes(String path, byte[] bytes) {
+        entries.put(path, bytes.clone());
+        return this;
+    }
+
+    /**
+     * @param path the entry's path in the jar
      * @param text its content
      * @return this
      */
