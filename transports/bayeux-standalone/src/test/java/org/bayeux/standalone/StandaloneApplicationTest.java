@@ -154,6 +154,8 @@ class StandaloneApplicationTest {
         Path b = Files.createDirectory(folder.resolve("b"));
         assertThat(StandaloneServer.Options.parse("--classpath", a + java.io.File.pathSeparator + b).classPath)
                 .containsExactly(a, b);
+        assertThat(StandaloneServer.Options.parse("--classpath", a.toString(), "--classpath", b.toString()).classPath)
+                .containsExactly(a, b);
     }
 
     private static StandaloneServer start(String... args) throws Exception {
