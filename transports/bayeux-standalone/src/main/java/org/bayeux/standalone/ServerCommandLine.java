@@ -50,6 +50,12 @@ final class ServerCommandLine {
             description = "Serve the chat demo at / (with its chat service and the ack extension).")
     boolean demo;
 
+    @Option(names = "--classpath", paramLabel = "DIR_OR_JAR",
+            description = "Load applications (org.bayeux.server.app.BayeuxApplication, listed in META-INF/services) "
+                    + "from a jar, or from a folder's jars and classes; may be repeated, or separated with "
+                    + "the path separator (:).")
+    List<String> classPaths = new ArrayList<>();
+
     @Option(names = "--extensions", paramLabel = "E", split = ",",
             description = "Server extensions to install, comma-separated: ack, timesync, timestamp.")
     List<String> extensions = new ArrayList<>();
@@ -164,6 +170,19 @@ final class ServerCommandLine {
             // reported below
         }
         throw new TypeConversionException("not a whole number from 0 to " + max);
+    }
+
+    /** @return every --classpath entry, in order: each value split at the path separator (as java's -cp) */
+    List<Path> classPath() {
+        List<Path> paths = new ArrayList<>();
+        for (String value : classPaths) {
+            for (String entry : value.split(java.util.regex.Pattern.quote(java.io.File.pathSeparator))) {
+                if (!entry.isBlank()) {
+                    paths.add(Path.of(entry.trim()));
+                }
+            }
+        }
+        return paths;
     }
 
     /** A port number, 0 to 65535. */

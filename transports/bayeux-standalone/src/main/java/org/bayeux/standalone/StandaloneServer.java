@@ -10,15 +10,14 @@ import org.bayeux.backplane.redis.RedisBackplane;
 import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.oort.Oort;
 import org.bayeux.oort.OortSettings;
-import org.bayeux.oort.Seti;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.bayeux.standalone.demo.BackplaneChat;
+import org.bayeux.standalone.demo.ChatApplication;
 import org.bayeux.standalone.demo.ChatService;
-import org.bayeux.standalone.demo.SetiChat;
 import org.bayeux.server.ext.TimesyncExtension;
 import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
@@ -52,9 +51,8 @@ public final class StandaloneServer implements AutoCloseable {
     private final BayeuxEngine engine;
     private final RedisBackplane backplane;
     private final Oort oort;
-    private final ChatService chat;
-    /** The demo's chat on the backplane, or null. */
-    private final BackplaneChat backplaneChat;
+    /** The applications of --classpath, and the demo chat with --demo. */
+    private final Applications applications;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
     private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
@@ -126,11 +124,20 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             oort = null;
         }
-        // Clustered, the demo's member lists and private messages span the nodes: through Seti on Oort, through
-        // rosters on the backplane's fan-out.
-        backplaneChat = options.demo && backplane != null ? new BackplaneChat(engine) : null;
-        chat = !options.demo ? null : oort != null ? new ChatService(engine, new SetiChat(new Seti(oort)))
-                : backplaneChat != null ? new ChatService(engine, backplaneChat) : new ChatService(engine);
+        // Application code (docs/operations.md): the jars of --classpath, and the demo chat, which is found the same
+        // way (clustered, it asks for the Oort node or the backplane among the components).
+        try {
+            applications = Applications.start(options.classPath, options.demo
+                    ? java.util.List.of(ChatApplication.class.getName()) : java.util.List.of(), engine,
+                    java.util.Arrays.asList(new Object[] {oort, backplane}).stream()
+                            .filter(java.util.Objects::nonNull).toList());
+        } catch (RuntimeException failed) {
+            if (oort != null) {
+                oort.stop();
+            }
+            connector.close();
+            throw failed;
+        }
         if (options.maxConnections > 0) {
             connectionLimit = new NetworkConnectionLimit(options.maxConnections, connector) {
                 @Override
@@ -145,7 +152,15 @@ public final class StandaloneServer implements AutoCloseable {
             connectionLimit = null;
         }
         jetty.setStopAtShutdown(true);
-        Handler statics = staticHandler(options);
+        // Applications stop first, however Jetty is stopped (close(), or the shutdown hook on SIGTERM), while the
+        // server and the backplane still run: the demo chat's other nodes drop its members then.
+        jetty.addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStopping(org.eclipse.jetty.util.component.LifeCycle event) {
+                applications.close();
+            }
+        });
+        Handler statics = staticHandler(options, jetty);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
@@ -161,11 +176,12 @@ public final class StandaloneServer implements AutoCloseable {
         jetty.setHandler(guard);
         try {
             jetty.start();
-        } catch (Exception failure) {
+        } catch (Exception failed) {
+            applications.close(); // a taken port, say: the applications started above stop again
             if (metrics != null) {
                 metrics.close(); // its JMX beans would outlive a server that never ran
             }
-            throw failure;
+            throw failed;
         }
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
         LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
@@ -229,12 +245,13 @@ public final class StandaloneServer implements AutoCloseable {
         }
     }
 
-    private static Handler staticHandler(Options options) {
+    /** Resources mounted through the server's factory, released when it stops (a jar's, in the distribution). */
+    private static Handler staticHandler(Options options, Server jetty) {
         ResourceHandler resources = new ResourceHandler();
         if (options.staticDir != null) {
-            resources.setBaseResource(ResourceFactory.root().newResource(options.staticDir));
+            resources.setBaseResource(ResourceFactory.of(jetty).newResource(options.staticDir));
         } else if (options.demo) {
-            resources.setBaseResource(ResourceFactory.root().newClassLoaderResource("org/bayeux/standalone/demo/"));
+            resources.setBaseResource(ResourceFactory.of(jetty).newClassLoaderResource("org/bayeux/standalone/demo/"));
         } else {
             return null;
         }
@@ -274,12 +291,22 @@ public final class StandaloneServer implements AutoCloseable {
 
     /** @return the demo's chat service, or null without {@code --demo} */
     public ChatService getChat() {
-        return chat;
+        return demoChat() == null ? null : demoChat().chat();
     }
 
     /** @return the demo chat's part on the backplane (rosters, private messages), or null without both */
     public BackplaneChat getBackplaneChat() {
-        return backplaneChat;
+        return demoChat() == null ? null : demoChat().backplaneChat();
+    }
+
+    private ChatApplication demoChat() {
+        return applications.started().stream().filter(ChatApplication.class::isInstance)
+                .map(ChatApplication.class::cast).findFirst().orElse(null);
+    }
+
+    /** @return the applications started ({@code --classpath}, {@code --demo}), in the order they started */
+    public java.util.List<org.bayeux.server.app.BayeuxApplication> getApplications() {
+        return applications.started();
     }
 
     /** @return the Redis backplane this node joined with {@code --backplane}, or null for a single node */
@@ -305,10 +332,6 @@ public final class StandaloneServer implements AutoCloseable {
     @Override
     public void close() {
         readiness.shuttingDown();
-        if (backplaneChat != null) {
-            // First, while the backplane still runs: the other nodes drop this node's chat members now.
-            backplaneChat.close();
-        }
         try {
             jetty.stop();
         } catch (Exception failure) {
@@ -339,7 +362,17 @@ public final class StandaloneServer implements AutoCloseable {
             System.out.print(ServerCommandLine.usage());
             return;
         }
-        StandaloneServer server = new StandaloneServer(options);
+        StandaloneServer server;
+        try {
+            server = new StandaloneServer(options);
+        } catch (Applications.ApplicationException failed) {
+            if (failed.getCause() != null) {
+                LOG.error("An application could not be loaded or started: {}", failed.getMessage(), failed.getCause());
+            }
+            System.err.println("bayeux: " + failed.getMessage());
+            System.exit(1);
+            return;
+        }
         // One plain line, whatever the logging set-up, for people and for programs that start the server on port 0.
         String base = server.getBaseUrl();
         System.out.println("Listening on " + base + "/ (Bayeux endpoint " + base + "/bayeux)");
@@ -355,6 +388,8 @@ public final class StandaloneServer implements AutoCloseable {
         String host = "0.0.0.0";
         Path staticDir;
         boolean demo;
+        /** The --classpath jars and folders, expanded (a folder's jars follow it). */
+        java.util.List<Path> classPath = java.util.List.of();
         boolean help;
         java.util.List<String> extensions = new java.util.ArrayList<>();
         BayeuxServerConfig engineConfig;
@@ -389,6 +424,7 @@ public final class StandaloneServer implements AutoCloseable {
             options.host = line.host;
             options.staticDir = line.staticDir;
             options.demo = line.demo;
+            options.classPath = Applications.expand(line.classPath());
             for (String name : line.extensions) {
                 String trimmed = name.trim();
                 if (!trimmed.isEmpty()) {
