@@ -1,6 +1,7 @@
 package org.bayeux.standalone.admin;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,17 +14,22 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 
 /**
- * Counts the messages published on this node per channel during one interval, for the busiest channels: a message
+ * Counts the messages published on this node per channel, for the busiest channels of each interval: a message
  * listener on {@code /**}, added only while an admin session watches. Per publish: one map look-up and one adder
- * increment. Bounded: at most {@value #MAX_CHANNELS} channels are counted apart per interval, later ones together
- * (as {@code other}); the map is replaced at each interval.
+ * increment. The adders are running totals, never reset while counting, and an interval's figure is the difference
+ * from the previous drain (so no increment falls between two intervals). Bounded: at most {@value #MAX_CHANNELS}
+ * channels are counted apart, later ones together as {@code other}; a drain that finds the bound reached starts the
+ * map again (for channels that come and go), and the publishes of that interval's last moments may be missed.
  */
 final class ChannelCounter implements ChannelMessageListener {
-    /** The most channels counted apart in one interval. */
+    /** The most channels counted apart. */
     static final int MAX_CHANNELS = 1000;
 
     private volatile ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
     private final LongAdder other = new LongAdder();
+    /** The totals at the last drain. Admin thread only. */
+    private Map<String, Long> last = new HashMap<>();
+    private long lastOther;
 
     @Override
     public boolean onMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
@@ -42,7 +48,7 @@ final class ChannelCounter implements ChannelMessageListener {
     }
 
     /**
-     * Starts a new interval.
+     * Ends an interval.
      *
      * @param top how many channels to return
      * @param seconds the interval's length, for the rates
@@ -50,11 +56,25 @@ final class ChannelCounter implements ChannelMessageListener {
      *         beyond the bound as the last entry {@code other} (when there were any)
      */
     List<Map<String, Object>> drain(int top, double seconds) {
-        ConcurrentHashMap<String, LongAdder> taken = counts;
-        counts = new ConcurrentHashMap<>();
-        long beyond = other.sumThenReset();
-        List<Map.Entry<String, Long>> all = new ArrayList<>(taken.size());
-        taken.forEach((channel, count) -> all.add(Map.entry(channel, count.sum())));
+        ConcurrentHashMap<String, LongAdder> map = counts;
+        Map<String, Long> now = new HashMap<>(map.size() * 2);
+        List<Map.Entry<String, Long>> all = new ArrayList<>();
+        map.forEach((channel, count) -> {
+            long total = count.sum();
+            now.put(channel, total);
+            long delta = total - last.getOrDefault(channel, 0L);
+            if (delta > 0) {
+                all.add(Map.entry(channel, delta));
+            }
+        });
+        long otherTotal = other.sum();
+        long beyond = otherTotal - lastOther;
+        last = now;
+        lastOther = otherTotal;
+        if (map.size() >= MAX_CHANNELS) {
+            counts = new ConcurrentHashMap<>();
+            last = new HashMap<>();
+        }
         all.sort((a, b) -> Long.compare(b.getValue(), a.getValue()) != 0 ? Long.compare(b.getValue(), a.getValue())
                 : a.getKey().compareTo(b.getKey()));
         List<Map<String, Object>> busiest = new ArrayList<>();
