@@ -29,9 +29,12 @@ final class AdminPageHandler extends Handler.Wrapper {
         response.getHeaders().put("X-Content-Type-Options", "nosniff");
         response.getHeaders().put("X-Frame-Options", "DENY");
         response.getHeaders().put("Referrer-Policy", "no-referrer");
-        // Own files and this server's endpoint only: no inline script, no other origin.
-        response.getHeaders().put("Content-Security-Policy", "default-src 'self'; connect-src 'self'; "
-                + "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+        // Own files and this server's endpoint only: no inline script, no other origin. WebSocket URLs are named
+        // with this request's host (not every browser counts them as 'self'); the client's timer worker is a blob.
+        String host = request.getHttpURI().getAuthority();
+        response.getHeaders().put("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws://" + host
+                + " wss://" + host + "; worker-src 'self' blob:; img-src 'self' data:; frame-ancestors 'none'; "
+                + "base-uri 'none'; form-action 'none'");
         if (super.handle(request, response, callback)) {
             return true;
         }

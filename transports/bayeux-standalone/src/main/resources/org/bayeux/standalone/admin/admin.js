@@ -11,6 +11,8 @@ const $ = (id) => document.getElementById(id);
 /** @type {BayeuxClient | null} */
 let client = null;
 let everConnected = false;
+/** Snapshots shown, on the body as data-snapshots (tests wait on it). */
+let shown = 0;
 
 const charts = {
   sessions: new LineChart($('chart-sessions'), [
@@ -106,6 +108,7 @@ function show(stats) {
   rows('transports', Object.entries(stats.sessions).filter(([name]) => name !== 'total'));
   rows('depths', Object.entries(stats.queues.depth ?? {}));
   cluster(stats.cluster);
+  document.body.dataset.snapshots = String(++shown);
 }
 
 function tile(id, value) {
