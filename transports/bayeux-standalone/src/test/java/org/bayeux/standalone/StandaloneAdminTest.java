@@ -16,6 +16,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionListener;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
@@ -76,6 +79,15 @@ class StandaloneAdminTest {
                     .contains("default-src 'self'");
             assertThat(get(base + "/admin/bayeux-js-client/index.js").statusCode()).isEqualTo(200);
             assertThat(get(base + "/admin/missing.js").statusCode()).isEqualTo(404);
+            assertThat(get(base + "/admin").statusCode()).as("a redirect to /admin/").isBetween(301, 308);
+            BlockingQueue<Object> adminExtSeen = new LinkedBlockingQueue<>();
+            server.getEngine().addSessionListener(new SessionListener() {
+                @Override
+                public void sessionAdded(ServerSession session, ServerMessage handshake) {
+                    Map<String, Object> ext = handshake.getExt();
+                    adminExtSeen.add(ext == null || !ext.containsKey("admin") ? "none" : ext.get("admin"));
+                }
+            });
 
             // A wrong token: the handshake is refused.
             BayeuxClient wrong = client(base);
@@ -108,6 +120,10 @@ class StandaloneAdminTest {
                     .subscribeAsync((c, m) -> snapshots.add(m.getDataAsMap()))
                     .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             assertThat(subscribed.isSuccessful()).isTrue();
+            assertThat(adminExtSeen.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the user's handshake")
+                    .isEqualTo("none");
+            assertThat(adminExtSeen.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                    .as("the admin's handshake, its token taken out before listeners see it").isEqualTo("none");
             Map<String, Object> first = next(snapshots);
             assertThat(number(first, "sessions", "total")).as("the user and the admin").isEqualTo(2);
             assertThat(number(first, "sessions", "websocket")).isEqualTo(2);

@@ -68,6 +68,7 @@ final class AdminAccess implements SecurityPolicy, Authorizer {
             return;
         }
         session.setAttribute(ATTRIBUTE, Boolean.TRUE);
+        forget(message);
         next.canHandshake(server, session, message, promise);
     }
 
@@ -79,6 +80,17 @@ final class AdminAccess implements SecurityPolicy, Authorizer {
         }
         Object admin = ext.get(EXT_FIELD);
         return admin instanceof Map<?, ?> fields && fields.get("token") != null ? fields.get("token") : Boolean.FALSE;
+    }
+
+    /** Takes the token out of the handshake, so that the application's policy and listeners never see it. */
+    private static void forget(ServerMessage message) {
+        if (message instanceof ServerMessage.Mutable mutable) {
+            try {
+                mutable.getExt(true).remove(EXT_FIELD);
+            } catch (UnsupportedOperationException frozen) {
+                // A frozen request: the token stays in it, seen by no one but the listeners of this handshake.
+            }
+        }
     }
 
     @Override
