@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -22,6 +24,9 @@ import org.bayeux.api.server.SessionListener;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.server.cluster.ClusterMessage;
+import org.bayeux.server.cluster.ClusterNode;
 import org.bayeux.standalone.admin.AdminConsole;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -125,6 +130,9 @@ class StandaloneAdminTest {
             assertThat(adminExtSeen.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS))
                     .as("the admin's handshake, its token taken out before listeners see it").isEqualTo("none");
             Map<String, Object> first = next(snapshots);
+            for (int i = 0; i < 30 && number(first, "sessions", "websocket") < 2; i++) {
+                first = next(snapshots); // a session counts by transport from its first connect on
+            }
             assertThat(number(first, "sessions", "total")).as("the user and the admin").isEqualTo(2);
             assertThat(number(first, "sessions", "websocket")).isEqualTo(2);
             assertThat(number(first, "totals", "adminHandshakesRefused")).isEqualTo(1);
@@ -157,6 +165,52 @@ class StandaloneAdminTest {
             assertThat(snapshot.get("cluster")).isNull();
             assertThat(snapshot).containsKeys("rates", "latency", "queues", "channels", "connectsHeld");
             assertThat(wildcard).as("a wildcard subscriber sees no snapshot").isEmpty();
+        }
+    }
+
+    @Test
+    void aClusterShowsWhetherItIsAvailable() throws Exception {
+        StandaloneServer.Options options = StandaloneServer.Options.parse("--set", "admin.token=" + TOKEN).port(0)
+                .host("127.0.0.1");
+        FlippingCluster cluster = new FlippingCluster();
+        options.testCluster = cluster;
+        try (StandaloneServer server = new StandaloneServer(options)) {
+            BayeuxClient admin = client("http://127.0.0.1:" + server.getPort());
+            assertThat(admin.handshakeAsync(adminExt(TOKEN)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .isSuccessful()).isTrue();
+            BlockingQueue<Map<String, Object>> snapshots = new LinkedBlockingQueue<>();
+            assertThat(admin.getChannel(AdminConsole.CHANNEL).subscribeAsync((c, m) -> snapshots.add(m.getDataAsMap()))
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+            assertThat(next(snapshots).get("cluster")).isEqualTo(Map.of("kind", "other", "available", true));
+            cluster.available = false;
+            Object view = null;
+            for (int i = 0; i < 30 && !Boolean.FALSE.equals(view); i++) {
+                view = ((Map<?, ?>) next(snapshots).get("cluster")).get("available");
+            }
+            assertThat(view).isEqualTo(false);
+        }
+    }
+
+    /** A cluster that says whether it is available as the test says. */
+    private static final class FlippingCluster implements Cluster {
+        volatile boolean available = true;
+
+        @Override
+        public void start(ClusterNode node) {
+        }
+
+        @Override
+        public void stop() {
+        }
+
+        @Override
+        public CompletionStage<Boolean> publish(ClusterMessage message) {
+            return CompletableFuture.completedFuture(available);
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return available;
         }
     }
 
