@@ -136,6 +136,14 @@ public final class EngineStatistics {
     }
 
     /**
+     * @return the delivery latency recorder set, or null: a second reader (the standalone server's admin page) chains
+     *         itself after the metrics' one with {@link LongConsumer#andThen}
+     */
+    public LongConsumer getDeliveryLatencyRecorder() {
+        return latencyRecorder;
+    }
+
+    /**
      * Sets who is told of each error string the first time it is counted (at most {@value #MAX_ERROR_KEYS} + 1
      * calls), so that a metrics library can register a counter for it; errors counted before are in
      * {@link #errors()}. Called on the thread that counted it: quick, never blocking; isolated.

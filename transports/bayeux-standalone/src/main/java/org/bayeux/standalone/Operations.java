@@ -4,7 +4,11 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
 import org.bayeux.metrics.BayeuxMetrics;
 import org.bayeux.metrics.MetricsExport;
+import org.bayeux.backplane.redis.RedisBackplane;
+import org.bayeux.oort.Oort;
 import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.cluster.Cluster;
+import org.bayeux.standalone.admin.AdminConsole;
 import org.bayeux.transport.jetty.BayeuxHandler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -31,6 +35,16 @@ final class Operations {
         admin.setPort(port);
         jetty.addConnector(admin);
         return admin;
+    }
+
+    /**
+     * @return the admin page and its statistics channel, or null when {@code admin.token} is not set; made after the
+     *         meters (it chains its latency recorder after theirs) and after the application's security policy
+     */
+    static AdminConsole admin(OperationsConfig config, BayeuxEngine engine, Oort oort, RedisBackplane backplane,
+            Cluster other) {
+        String token = config.adminToken();
+        return token == null ? null : new AdminConsole(engine, token, AdminConsole.clusterView(oort, backplane, other));
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.ConfigOptions;
+import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.config.TypedConfig;
 
 /**
@@ -30,8 +31,18 @@ public final class OperationsConfig extends TypedConfig {
             host -> !host.isBlank(), "an address or host name",
             "The address the admin port binds (default: this machine only).");
 
+    /** The shortest admin token accepted. */
+    public static final int ADMIN_TOKEN_MIN_LENGTH = 32;
+    /** The admin page's token; empty: no admin page. Its length is checked in {@link #fromMap}, never echoed. */
+    public static final ConfigOption<String> ADMIN_TOKEN = ConfigOption.text("admin.token", "", token -> true,
+            "empty, or at least " + ADMIN_TOKEN_MIN_LENGTH + " characters",
+            "Empty: no admin page (/admin answers 404). A token: the admin page at /admin on the main port, whose "
+                    + "sessions prove it at handshake to read /bayeux/admin/stats. Never logged; at least "
+                    + ADMIN_TOKEN_MIN_LENGTH + " characters or the server refuses to start.");
+
     /** Every option, in documentation order. */
-    public static final List<ConfigOption<?>> OPTIONS = List.of(METRICS_ENABLED, METRICS_JMX, ADMIN_PORT, ADMIN_HOST);
+    public static final List<ConfigOption<?>> OPTIONS = List.of(METRICS_ENABLED, METRICS_JMX, ADMIN_PORT, ADMIN_HOST,
+            ADMIN_TOKEN);
 
     private OperationsConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -48,7 +59,28 @@ public final class OperationsConfig extends TypedConfig {
      * @throws org.bayeux.server.config.InvalidConfigurationException naming the key and the value
      */
     public static OperationsConfig fromMap(Map<String, String> settings) {
-        return new OperationsConfig(ConfigOptions.parse(OPTIONS, settings));
+        OperationsConfig config = new OperationsConfig(ConfigOptions.parse(OPTIONS, settings));
+        String token = config.get(ADMIN_TOKEN);
+        if (!token.isEmpty() && token.strip().length() < ADMIN_TOKEN_MIN_LENGTH) {
+            // The value is a secret: the error names the key and the length, never the text.
+            throw new InvalidConfigurationException(ADMIN_TOKEN.key(), "(hidden, " + token.strip().length()
+                    + " characters)", "at least " + ADMIN_TOKEN_MIN_LENGTH + " characters");
+        }
+        return config;
+    }
+
+    /** @return the admin token, stripped, or null when there is no admin page */
+    public String adminToken() {
+        String token = get(ADMIN_TOKEN).strip();
+        return token.isEmpty() ? null : token;
+    }
+
+    /** The values, with the admin token's replaced: a configuration may be logged, the token never. */
+    @Override
+    public String toString() {
+        String text = super.toString();
+        String token = get(ADMIN_TOKEN);
+        return token.isEmpty() ? text : text.replace(ADMIN_TOKEN.key() + "=" + token, ADMIN_TOKEN.key() + "=(hidden)");
     }
 
     /** @return the options as a Markdown table */

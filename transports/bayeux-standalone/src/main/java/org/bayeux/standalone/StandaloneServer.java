@@ -61,6 +61,8 @@ public final class StandaloneServer implements AutoCloseable {
     private final Readiness readiness;
     /** The meters, or null with metrics.enabled=false. */
     private final MetricsExport metrics;
+    /** The admin page, or null without admin.token. */
+    private final org.bayeux.standalone.admin.AdminConsole admin;
     /** The admin port's connector, or null when /metrics is on the main port. */
     private final ServerConnector adminConnector;
 
@@ -167,9 +169,11 @@ public final class StandaloneServer implements AutoCloseable {
         ContextHandler endpoint = BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
         adminConnector = Operations.adminConnector(jetty, options.operations);
         metrics = Operations.metrics(options.operations, engine, (BayeuxHandler) endpoint.getHandler(), jetty, this);
+        admin = Operations.admin(options.operations, engine, oort, backplane, options.testCluster);
         // The health checks for load balancers: /health/ready (and /ready) 503 while starting, shutting down, or
         // while the backplane cannot store publishes (docs/operations.md, docs/cluster.md).
-        readiness = new Readiness(new MetricsHandler(jetty.getHandler(), metrics, adminConnector),
+        readiness = new Readiness(new MetricsHandler(admin == null ? jetty.getHandler()
+                : admin.mount(jetty.getHandler()), metrics, adminConnector),
                 backplane != null ? backplane : oort != null ? oort : options.testCluster,
                 backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable");
         guard.setHandler(readiness);
@@ -178,6 +182,9 @@ public final class StandaloneServer implements AutoCloseable {
             jetty.start();
         } catch (Exception failed) {
             applications.close(); // a taken port, say: the applications started above stop again
+            if (admin != null) {
+                admin.close();
+            }
             if (metrics != null) {
                 metrics.close(); // its JMX beans would outlive a server that never ran
             }
@@ -337,6 +344,9 @@ public final class StandaloneServer implements AutoCloseable {
         } catch (Exception failure) {
             throw new IllegalStateException("Could not stop the server", failure);
         } finally {
+            if (admin != null) {
+                admin.close();
+            }
             if (metrics != null) {
                 metrics.close();
             }
