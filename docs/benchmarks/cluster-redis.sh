@@ -3,7 +3,8 @@
 # of redis-server from /proc. Redis runs from a temporary directory on a free loopback port with appendonly yes and
 # appendfsync always (what the backplane's "acknowledged means stored" assumes).
 # Usage: docs/benchmarks/cluster-redis.sh OUTDIR [RATE] [DURATION] [NODES...]
-#   (env: CLIENTS, RAMP, WARM, FSYNC=always|everysec)
+#   (env: CLIENTS, RAMP, WARM, FSYNC=always|everysec, NODE_ARGS: more arguments for every node, e.g.
+#   "--set presenceTtl=1h")
 set -euo pipefail
 OUT="$1"; RATE="${2:-1000}"; DUR="${3:-60s}"; shift $(( $# < 3 ? $# : 3 )); NODES=("${@:-1 2 3}")
 [ "$#" -eq 0 ] && NODES=(1 2 3)
@@ -27,7 +28,8 @@ start_redis() {
 }
 start_node() { # port log args...
   local port="$1" log="$2" i; shift 2
-  "$ROOT/bin/bayeux" server --port "$port" --host 127.0.0.1 "$@" > "$log" 2>&1 &
+  # shellcheck disable=SC2086
+  "$ROOT/bin/bayeux" server --port "$port" --host 127.0.0.1 "$@" ${NODE_ARGS:-} > "$log" 2>&1 &
   pids+=($!)
   for i in $(seq 1 300); do grep -q "Listening on" "$log" && return 0; sleep 0.2; done
   echo "node on $port did not start" >&2; cat "$log" >&2; exit 1
