@@ -25,6 +25,8 @@ final class Readiness extends Handler.Wrapper {
 
     private final Cluster cluster;
     private final String reason;
+    /** The server drains (it stops): never ready again. */
+    private volatile boolean draining;
 
     /**
      * @param next the handler of every other request
@@ -35,6 +37,11 @@ final class Readiness extends Handler.Wrapper {
         super(next);
         this.cluster = cluster;
         this.reason = reason;
+    }
+
+    /** From now on, answers {@code 503 {"ready":false,"reason":"draining"}}. */
+    void draining() {
+        draining = true;
     }
 
     @Override
@@ -49,12 +56,13 @@ final class Readiness extends Handler.Wrapper {
             callback.succeeded();
             return true;
         }
-        boolean ready = cluster == null || cluster.isAvailable();
+        boolean ready = !draining && (cluster == null || cluster.isAvailable());
         response.setStatus(ready ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         // A cached answer is a wrong answer a second later.
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        ByteBuffer body = ready ? READY.slice() : json("{\"ready\":false,\"reason\":\"" + reason + "\"}");
+        ByteBuffer body = ready ? READY.slice() : json("{\"ready\":false,\"reason\":\""
+                + (draining ? "draining" : reason) + "\"}");
         response.write(true, HttpMethod.HEAD.is(method) ? ByteBuffer.allocate(0) : body, callback);
         return true;
     }

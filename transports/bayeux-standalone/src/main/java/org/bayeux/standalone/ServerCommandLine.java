@@ -27,7 +27,9 @@ import picocli.CommandLine.TypeConversionException;
         footer = {"", "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
             "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
             "with https when TLS is on, and localhost for HOST when bound to every interface.",
-            "GET /ready answers 200 {\"ready\":true}, or 503 while the backplane cannot store publishes."})
+            "GET /ready answers 200 {\"ready\":true}, or 503 while the backplane cannot store publishes or the server "
+                    + "drains.",
+            "SIGTERM drains (drainTimeout, docs/operations.md) before the process exits."})
 final class ServerCommandLine {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print this help and exit.")
     boolean help;
@@ -76,6 +78,11 @@ final class ServerCommandLine {
     @Option(names = "--oort-channels", paramLabel = "GLOB[,GLOB...]", split = ",",
             description = "Oort: the channels forwarded between nodes (oort.channels; default /**).")
     List<String> oortChannels;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Read keys from a properties file (KEY=VALUE lines, the keys of --set); BAYEUX_* environment "
+                    + "variables override it (BAYEUX_MAX_QUEUE for maxQueue), --set and the flags override both.")
+    Path configFile;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = "Set an engine, transport, backplane or Oort (oort.*) option (see docs/configuration.md and "

@@ -58,6 +58,11 @@ public final class StandaloneServer implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
             new java.util.concurrent.atomic.LongAdder();
     private final String baseUrl;
+    private final Readiness readiness;
+    private final ShutdownSettings shutdown;
+    /** The drain and stop, run once by the first {@link #close()}; later calls wait for it. */
+    private final java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * Builds and starts a server.
@@ -66,6 +71,11 @@ public final class StandaloneServer implements AutoCloseable {
      * @throws Exception if Jetty cannot start (for example, the port is taken)
      */
     public StandaloneServer(Options options) throws Exception {
+        shutdown = options.shutdown;
+        String transports = String.join(",", transportNames(options.transportConfig));
+        String cluster = describeCluster(options);
+        LOG.info("Starting: port {} on {}, transports {}, cluster {}, drainTimeout {}", options.port, options.host,
+                transports, cluster, shutdown.drainTimeout());
         engine = BayeuxEngine.create(options.engineConfig);
         java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
         if (options.demo) {
@@ -135,19 +145,46 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             connectionLimit = null;
         }
-        jetty.setStopAtShutdown(true);
+        // SIGTERM is main()'s shutdown hook, which drains first: Jetty's own hook would stop at once, beside it.
+        jetty.setStopAtShutdown(false);
         Handler statics = staticHandler(options);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
         // GET /ready for load balancers: 503 while the backplane cannot store publishes (docs/cluster.md).
-        guard.setHandler(new Readiness(jetty.getHandler(), backplane != null ? backplane : oort,
-                backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable"));
+        readiness = new Readiness(jetty.getHandler(), backplane != null ? backplane : oort,
+                backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable");
+        guard.setHandler(readiness);
         jetty.setHandler(guard);
         jetty.start();
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
-        LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
+        LOG.info("Listening on {}:{} ({}/bayeux), transports {}", options.host, getPort(), baseUrl, transports);
+        LOG.info("Ready: GET {}/ready{}", baseUrl, backplane != null
+                ? " answers 200 while the backplane can store publishes (" + cluster + ")" : " answers 200");
+    }
+
+    private static java.util.List<String> transportNames(TransportConfig config) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        if (config.get(TransportConfig.WEBSOCKET)) {
+            names.add("websocket");
+        }
+        names.add("long-polling");
+        if (config.get(TransportConfig.CALLBACK_POLLING)) {
+            names.add("callback-polling");
+        }
+        return names;
+    }
+
+    /** The cluster in words for the log, without any password a Redis URI may hold. */
+    private static String describeCluster(Options options) {
+        if (options.backplaneConfig != null) {
+            return "redis backplane " + options.backplaneConfig.uri().replaceAll("//[^@/]*@", "//");
+        }
+        if (options.oortSettings != null) {
+            return "oort " + options.oortSettings.url();
+        }
+        return "none (single node)";
     }
 
     /** Port 0 in {@code oort.url} (or none, for http's default) stays as given unless it is 0: the port bound. */
@@ -259,8 +296,55 @@ public final class StandaloneServer implements AutoCloseable {
         jetty.join();
     }
 
+    /** @return true once {@link #close()} has begun: {@code GET /ready} answers 503 draining */
+    public boolean isDraining() {
+        return stopping.get();
+    }
+
+    /**
+     * Stops gracefully: {@code GET /ready} answers 503 (so that load balancers send no more clients), handshakes are
+     * refused with advice to retry, every connected client gets what is queued for it and then advice to handshake
+     * again (elsewhere, through the balancer), and once no client is left, or at {@code drainTimeout}, the server
+     * stops, ending whatever sessions are left. Returns when stopped; a second call waits for the first.
+     */
     @Override
     public void close() {
+        if (!stopping.compareAndSet(false, true)) {
+            stopped.join();
+            return;
+        }
+        try {
+            drainAndStop();
+            stopped.complete(null);
+        } catch (RuntimeException failure) {
+            stopped.completeExceptionally(failure);
+            throw failure;
+        }
+    }
+
+    private void drainAndStop() {
+        long start = System.nanoTime();
+        Duration deadline = shutdown.drainTimeout();
+        readiness.draining();
+        LOG.info("Draining: {} sessions, deadline {}; GET /ready answers 503, handshakes refused with retry after {}",
+                engine.remoteSessionCount(), deadline, shutdown.drainRetryInterval());
+        int left = 0;
+        try {
+            engine.drain(shutdown.drainRetryInterval()).toCompletableFuture()
+                    .get(deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            // The last replies were handed to their connections, not necessarily written: a moment for them.
+            long remaining = deadline.toNanos() - (System.nanoTime() - start);
+            Thread.sleep(Math.max(0, Math.min(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(remaining),
+                    LAST_WRITES_MILLIS)));
+        } catch (java.util.concurrent.TimeoutException late) {
+            left = engine.remoteSessionCount();
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            left = engine.remoteSessionCount();
+        } catch (java.util.concurrent.ExecutionException impossible) {
+            LOG.warn("Draining failed; stopping now", impossible.getCause());
+            left = engine.remoteSessionCount();
+        }
         if (backplaneChat != null) {
             // First, while the backplane still runs: the other nodes drop this node's chat members now.
             backplaneChat.close();
@@ -270,6 +354,14 @@ public final class StandaloneServer implements AutoCloseable {
         } catch (Exception failure) {
             throw new IllegalStateException("Could not stop the server", failure);
         }
+        LOG.info("Stopped after {} ms: {} sessions left at the deadline, ended", millisSince(start), left);
+    }
+
+    /** How long a drained server waits for its last replies to be written before closing the connections. */
+    private static final long LAST_WRITES_MILLIS = 200;
+
+    private static long millisSince(long startNanos) {
+        return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
     /**
@@ -292,6 +384,8 @@ public final class StandaloneServer implements AutoCloseable {
             return;
         }
         StandaloneServer server = new StandaloneServer(options);
+        // SIGTERM (and Ctrl-C) drain the server before the JVM exits: drainTimeout bounds it.
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bayeux-drain"));
         // One plain line, whatever the logging set-up, for people and for programs that start the server on port 0.
         String base = server.getBaseUrl();
         System.out.println("Listening on " + base + "/ (Bayeux endpoint " + base + "/bayeux)");
@@ -321,6 +415,8 @@ public final class StandaloneServer implements AutoCloseable {
         long minDataRate = 1024;
         /** The TLS key and chain, or null for plain HTTP. */
         TlsKeys tls;
+        /** How the server drains when it stops. */
+        ShutdownSettings shutdown = ShutdownSettings.defaults();
 
         /**
          * @param args the command line; {@code --help} lists the options
@@ -328,6 +424,16 @@ public final class StandaloneServer implements AutoCloseable {
          * @throws IllegalArgumentException naming the bad argument
          */
         public static Options parse(String... args) {
+            return parse(System.getenv(), args);
+        }
+
+        /**
+         * @param env the environment, whose {@code BAYEUX_…} variables override the {@code --config} file
+         * @param args the command line
+         * @return the options
+         * @throws IllegalArgumentException naming the bad argument, variable or file, its key and its value
+         */
+        public static Options parse(Map<String, String> env, String... args) {
             ServerCommandLine line = ServerCommandLine.parse(args);
             Options options = new Options();
             options.help = line.help;
@@ -346,9 +452,18 @@ public final class StandaloneServer implements AutoCloseable {
             Map<String, String> transportSettings = new LinkedHashMap<>();
             Map<String, String> backplaneSettings = new LinkedHashMap<>();
             Map<String, String> oortSettings = new LinkedHashMap<>();
-            for (String setting : line.settings) {
-                addSetting(setting, engineSettings, transportSettings, backplaneSettings, oortSettings);
+            Map<String, String> shutdownSettings = new LinkedHashMap<>();
+            // Lowest first: the --config file, BAYEUX_* variables, --set; the flags below override them all.
+            Map<String, ConfigSources.Setting> merged = ConfigSources.merge(line.configFile, env, line.settings);
+            String backplaneUri = line.backplane;
+            ConfigSources.Setting uriSetting = merged.get(RedisBackplaneConfig.URI.key());
+            if (uriSetting != null && !uriSetting.origin().equals("--set")) {
+                // In a file or the environment the backplane's URI is a key like any other; --backplane wins.
+                merged.remove(RedisBackplaneConfig.URI.key());
+                backplaneUri = backplaneUri != null ? backplaneUri : uriSetting.value();
             }
+            merged.forEach((key, setting) -> addSetting(key, setting, engineSettings, transportSettings,
+                    backplaneSettings, oortSettings, shutdownSettings));
             // The flags are the --set keys' short forms; given both, the flag wins.
             putIfGiven(oortSettings, OortSettings.URL.key(), line.oortUrl);
             putIfGiven(oortSettings, OortSettings.SEEDS.key(), line.oortSeeds == null ? null
@@ -369,10 +484,14 @@ public final class StandaloneServer implements AutoCloseable {
             try {
                 options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
                 options.transportConfig = TransportConfig.fromMap(transportSettings);
-                options.backplaneConfig = backplaneConfig(line.backplane, backplaneSettings);
+                options.backplaneConfig = backplaneConfig(backplaneUri, backplaneSettings);
                 options.oortSettings = oortSettings(oortSettings);
+                options.shutdown = ShutdownSettings.fromMap(shutdownSettings);
             } catch (InvalidConfigurationException bad) {
-                throw new IllegalArgumentException(bad.getMessage(), bad);
+                ConfigSources.Setting from = merged.get(bad.key());
+                boolean named = from == null || from.origin().equals("--set");
+                throw new IllegalArgumentException(bad.getMessage() + (named ? "" : " (set by " + from.origin() + ")"),
+                        bad);
             }
             if (options.backplaneConfig != null && options.oortSettings != null) {
                 throw new IllegalArgumentException("--backplane and --oort-url: give one or the other (a node joins "
@@ -486,14 +605,12 @@ public final class StandaloneServer implements AutoCloseable {
             return config;
         }
 
-        private static void addSetting(String setting, Map<String, String> engine, Map<String, String> transport,
-                Map<String, String> backplane, Map<String, String> oort) {
-            int equals = setting.indexOf('=');
-            if (equals <= 0) {
-                throw new IllegalArgumentException("--set " + setting + ": expected KEY=VALUE");
-            }
-            String key = setting.substring(0, equals);
-            String value = setting.substring(equals + 1);
+        private static void addSetting(String key, ConfigSources.Setting setting, Map<String, String> engine,
+                Map<String, String> transport, Map<String, String> backplane, Map<String, String> oort,
+                Map<String, String> shutdown) {
+            String value = setting.value();
+            String origin = setting.origin().startsWith(ConfigSources.ENV_PREFIX) ? setting.origin() + " ("
+                    + key + ")" : setting.origin() + " " + key;
             if (isKey(BayeuxServerConfig.OPTIONS, key)) {
                 engine.put(key, value);
             } else if (isKey(TransportConfig.OPTIONS, key)) {
@@ -502,12 +619,16 @@ public final class StandaloneServer implements AutoCloseable {
                 backplane.put(key, value);
             } else if (OortSettings.isKey(key)) {
                 oort.put(key, value);
+            } else if (isKey(ShutdownSettings.OPTIONS, key)) {
+                shutdown.put(key, value);
             } else if (key.equals("oort.secret")) {
-                // Never on a command line, where other users of the machine can read it (ps).
-                throw new IllegalArgumentException("--set oort.secret: give the secret in a file, with "
+                // Never on a command line, where other users of the machine can read it (ps), nor anywhere else
+                // but the one file meant for it.
+                throw new IllegalArgumentException(origin + ": give the secret in a file, with "
                         + "--oort-secret-file FILE (oort.secretFile)");
             } else {
-                throw new IllegalArgumentException("--set " + key + ": unknown option; see docs/configuration.md and docs/cluster.md");
+                throw new IllegalArgumentException(origin + ": unknown option; see docs/configuration.md and "
+                        + "docs/cluster.md");
             }
         }
 
