@@ -75,7 +75,7 @@ public final class StandaloneServer implements AutoCloseable {
         String transports = String.join(",", transportNames(options.transportConfig));
         String cluster = describeCluster(options);
         LOG.info("Starting: port {} on {}, transports {}, cluster {}, drainTimeout {}", options.port, options.host,
-                transports, cluster, shutdown.drainTimeout());
+                transports, cluster, text(shutdown.drainTimeout()));
         engine = BayeuxEngine.create(options.engineConfig);
         java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
         if (options.demo) {
@@ -327,7 +327,7 @@ public final class StandaloneServer implements AutoCloseable {
         Duration deadline = shutdown.drainTimeout();
         readiness.draining();
         LOG.info("Draining: {} sessions, deadline {}; GET /ready answers 503, handshakes refused with retry after {}",
-                engine.remoteSessionCount(), deadline, shutdown.drainRetryInterval());
+                engine.remoteSessionCount(), text(deadline), text(shutdown.drainRetryInterval()));
         int left = 0;
         try {
             engine.drain(shutdown.drainRetryInterval()).toCompletableFuture()
@@ -354,11 +354,21 @@ public final class StandaloneServer implements AutoCloseable {
         } catch (Exception failure) {
             throw new IllegalStateException("Could not stop the server", failure);
         }
-        LOG.info("Stopped after {} ms: {} sessions left at the deadline, ended", millisSince(start), left);
+        if (left == 0) {
+            LOG.info("Stopped after {} ms: every session handed off", millisSince(start));
+        } else {
+            LOG.info("Stopped after {} ms: {} sessions left at the deadline, ended", millisSince(start), left);
+        }
     }
 
     /** How long a drained server waits for its last replies to be written before closing the connections. */
     private static final long LAST_WRITES_MILLIS = 200;
+
+    /** A duration as the configuration writes it: {@code 20s}, {@code 1500ms}. */
+    private static String text(Duration duration) {
+        long millis = duration.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
 
     private static long millisSince(long startNanos) {
         return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
