@@ -126,6 +126,7 @@ class GracefulShutdownInteropTest {
         assertThat(serverA.exitValue()).as("ended by SIGTERM, after its shutdown hook").isEqualTo(143);
         serverAOutput.join(WAIT.toMillis()); // the last lines may still be in the pipe
         String log = String.join("\n", output);
+        output.stream().filter(line -> line.contains("StandaloneServer")).forEach(line -> System.out.println("A: " + line));
         assertThat(log).contains("drainTimeout 15s").contains("Draining:").contains("every session handed off");
         assertThat(exitMillis).as("the drain ended when the clients had left, before the deadline")
                 .isLessThan(DRAIN_TIMEOUT.toMillis());
@@ -187,7 +188,10 @@ class GracefulShutdownInteropTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), StandaloneServer.class.getName(), "--port", "0",
-                "--host", "127.0.0.1", "--config", config.toString()).redirectErrorStream(true);
+                "--host", "127.0.0.1", "--config", config.toString(),
+                // Clients wait 2 s between connects: what is published meanwhile stays queued on A, and SIGTERM
+                // comes while it is; the drain must hand it over at each client's next connect.
+                "--set", "interval=2s").redirectErrorStream(true);
         builder.environment().put("BAYEUX_DRAIN_TIMEOUT", DRAIN_TIMEOUT.toSeconds() + "s");
         serverA = builder.start();
         BlockingQueue<Integer> port = new LinkedBlockingQueue<>();
