@@ -169,6 +169,58 @@ class GracefulShutdownInteropTest {
         }
     }
 
+    /**
+     * The CometD JavaScript client handshaking with a node that drains (held in its drain by a session that never
+     * comes back) is refused with 503::draining and handshake advice, retries by itself, and lands on the other node
+     * once the balancer moved.
+     */
+    @Test
+    void cometdJsRetriesAHandshakeRefusedWhileDrainingAndLandsElsewhere() throws Exception {
+        for (String transport : Interop.TRANSPORTS) {
+            StandaloneServer a = new StandaloneServer(StandaloneServer.Options.parse(Map.of(), "--set",
+                    "drainTimeout=4s", "--set", "drainRetryInterval=300ms").port(0).host("127.0.0.1"));
+            closing.add(a);
+            StandaloneServer b = new StandaloneServer(StandaloneServer.Options.parse(Map.of()).port(0)
+                    .host("127.0.0.1"));
+            closing.add(b);
+            BalancerProxy balancer = new BalancerProxy(a.getPort());
+            closing.add(balancer);
+            // A session that never connects holds A in its drain until drainTimeout.
+            HttpResponse<String> handshake = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + a.getPort() + "/bayeux")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("[{\"channel\":\"/meta/handshake\","
+                            + "\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(handshake.body()).contains("\"successful\":true");
+            java.util.concurrent.CompletableFuture<Void> closed = java.util.concurrent.CompletableFuture
+                    .runAsync(a::stop);
+            await("A draining").atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(a::isDraining);
+
+            NodeScenario scenario = NodeScenario.start("cometd-js", "http://127.0.0.1:" + balancer.port()
+                    + "/bayeux", transport, "handshake-retry", Map.of("channel", CHANNEL, "wait", WAIT.toMillis()));
+            scenarios.add(scenario);
+            await("the first handshake refused by A").atMost(WAIT).pollInterval(Duration.ofMillis(10))
+                    .until(() -> scenario.printed("INTEROP-REFUSED"));
+            balancer.route(b.getPort());
+            await("the client subscribed on B").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                    .until(() -> scenario.printed("INTEROP-SUBSCRIBED"));
+            LocalSession onB = b.getEngine().newLocalSession("publisher");
+            onB.handshake();
+            onB.getChannel(CHANNEL).publish("on B", null);
+            Map<String, Object> result = scenario.result(WAIT);
+            List<?> failed = (List<?>) result.get("failedHandshakes");
+            assertThat(failed).as("refused at least once by A before it got through").isNotEmpty();
+            for (Object refusal : failed) {
+                assertThat(((Map<?, ?>) refusal).get("error")).isEqualTo("503::draining");
+                assertThat(((Map<?, ?>) refusal).get("advice"))
+                        .isEqualTo(Map.of("reconnect", "handshake", "interval", 300L));
+            }
+            assertThat(((Number) result.get("handshakes")).intValue()).isEqualTo(1);
+            assertThat((List<?>) result.get("received")).hasSize(1);
+            closed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
     /** @return true if A answers GET /ready with 200; false for 503 or no answer (it has exited) */
     private boolean ready(int port) {
         try {

@@ -11,7 +11,7 @@ import org.bayeux.server.config.TypedConfig;
 
 /**
  * The standalone server's own keys, set like the engine's ({@code --set}, {@code --config}, {@code BAYEUX_…}): how it
- * drains on SIGTERM or {@link StandaloneServer#close()}. Documented in {@code docs/configuration.md} from
+ * drains on SIGTERM or {@link StandaloneServer#stop()}. Documented in {@code docs/configuration.md} from
  * {@link #OPTIONS}.
  */
 public final class ShutdownSettings extends TypedConfig {

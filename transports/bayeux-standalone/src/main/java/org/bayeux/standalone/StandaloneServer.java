@@ -60,7 +60,7 @@ public final class StandaloneServer implements AutoCloseable {
     private final String baseUrl;
     private final Readiness readiness;
     private final ShutdownSettings shutdown;
-    /** The drain and stop, run once by the first {@link #close()}; later calls wait for it. */
+    /** The drain and stop, run once by the first {@link #stop()} or {@link #close()}; later calls wait for it. */
     private final java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -296,25 +296,39 @@ public final class StandaloneServer implements AutoCloseable {
         jetty.join();
     }
 
-    /** @return true once {@link #close()} has begun: {@code GET /ready} answers 503 draining */
+    /** @return true once {@link #stop()} or {@link #close()} has begun: {@code GET /ready} answers 503 draining */
     public boolean isDraining() {
         return stopping.get();
     }
 
     /**
-     * Stops gracefully: {@code GET /ready} answers 503 (so that load balancers send no more clients), handshakes are
-     * refused with advice to retry, every connected client gets what is queued for it and then advice to handshake
-     * again (elsewhere, through the balancer), and once no client is left, or at {@code drainTimeout}, the server
-     * stops, ending whatever sessions are left. Returns when stopped; a second call waits for the first.
+     * Stops gracefully, as SIGTERM does: {@code GET /ready} answers 503 (so that load balancers send no more
+     * clients), handshakes are refused with advice to retry, every connected client gets what is queued for it and
+     * then advice to handshake again (elsewhere, through the balancer), and once no client is left, or at
+     * {@code drainTimeout}, the server stops, ending whatever sessions are left. Returns when stopped; a second call,
+     * or a {@link #close()}, waits for the first.
+     */
+    public void stop() {
+        shutdown(shutdown.drainTimeout());
+    }
+
+    /**
+     * Stops without waiting for clients to leave: as {@link #stop()} with a {@code drainTimeout} of 0 (held connects
+     * are still answered with handshake advice, and sessions ended). For code that owns the server's whole life, such
+     * as tests; a server that clients use is stopped with {@link #stop()}.
      */
     @Override
     public void close() {
+        shutdown(Duration.ZERO);
+    }
+
+    private void shutdown(Duration deadline) {
         if (!stopping.compareAndSet(false, true)) {
             stopped.join();
             return;
         }
         try {
-            drainAndStop();
+            drainAndStop(deadline);
             stopped.complete(null);
         } catch (RuntimeException failure) {
             stopped.completeExceptionally(failure);
@@ -322,9 +336,8 @@ public final class StandaloneServer implements AutoCloseable {
         }
     }
 
-    private void drainAndStop() {
+    private void drainAndStop(Duration deadline) {
         long start = System.nanoTime();
-        Duration deadline = shutdown.drainTimeout();
         readiness.draining();
         LOG.info("Draining: {} sessions, deadline {}; GET /ready answers 503, handshakes refused with retry after {}",
                 engine.remoteSessionCount(), text(deadline), text(shutdown.drainRetryInterval()));
@@ -395,7 +408,7 @@ public final class StandaloneServer implements AutoCloseable {
         }
         StandaloneServer server = new StandaloneServer(options);
         // SIGTERM (and Ctrl-C) drain the server before the JVM exits: drainTimeout bounds it.
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bayeux-drain"));
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "bayeux-drain"));
         // One plain line, whatever the logging set-up, for people and for programs that start the server on port 0.
         String base = server.getBaseUrl();
         System.out.println("Listening on " + base + "/ (Bayeux endpoint " + base + "/bayeux)");

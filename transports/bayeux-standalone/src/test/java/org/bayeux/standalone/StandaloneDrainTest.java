@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The standalone server's graceful shutdown in one JVM ({@link StandaloneServer#close()}, which SIGTERM runs): two
+ * The standalone server's graceful shutdown in one JVM ({@link StandaloneServer#stop()}, which SIGTERM runs): two
  * nodes behind a test balancer; the first one drains while our Java client has messages queued on it. The client
  * gets every queued message, then handshake advice, and ends up on the second node, resubscribed; the drain ends as
  * soon as no client is left. A client that never comes back holds the shutdown no longer than {@code drainTimeout};
@@ -88,7 +88,7 @@ class StandaloneDrainTest {
         assertThat(received).as("lazy: queued on A, not delivered yet").isEmpty();
 
         long drainStart = System.nanoTime();
-        CompletableFuture<Void> closed = CompletableFuture.runAsync(a::close);
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(a::stop);
         // A balancer moves new connections away once the node's readiness fails; the test's does it at once.
         await("A draining").atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(a::isDraining);
         balancer.route(b.getPort());
@@ -129,7 +129,7 @@ class StandaloneDrainTest {
         // It never sends a connect, nor reads anything again.
 
         long drainStart = System.nanoTime();
-        CompletableFuture<Void> closed = CompletableFuture.runAsync(a::close);
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(a::stop);
         await("A draining").atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(a::isDraining);
         HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort()
                 + Readiness.PATH)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
@@ -146,6 +146,40 @@ class StandaloneDrainTest {
         assertThat(drainMillis).as("and no longer than the deadline, plus time to stop on a loaded machine")
                 .isLessThan(2000 + 20_000);
         assertThat(a.getEngine().remoteSessionCount()).as("ended by the stop").isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {ClientTransport.LONG_POLLING, ClientTransport.WEBSOCKET})
+    void aHandshakeRefusedWhileDrainingIsRetriedAndLandsOnAnotherNode(String transport) throws Exception {
+        StandaloneServer a = start("--set", "drainTimeout=4s", "--set", "drainRetryInterval=300ms");
+        StandaloneServer b = start();
+        BalancerProxy balancer = new BalancerProxy(a.getPort());
+        closing.add(balancer);
+        assertThat(handshake(a).get("successful")).isEqualTo(true); // never comes back: A drains until 4s
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(a::stop);
+        await("A draining").atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(a::isDraining);
+
+        BlockingQueue<Message> refusals = new LinkedBlockingQueue<>();
+        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder("http://127.0.0.1:" + balancer.port()
+                + "/bayeux").transports(transport).build());
+        closing.add(client);
+        client.getChannel(Message.META_HANDSHAKE).addListener((channel, message) -> {
+            if (!message.isSuccessful()) {
+                refusals.add(message);
+            }
+        });
+        client.handshake(null, null);
+        Message refused = refusals.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(refused).as("refused by A").isNotNull();
+        assertThat(refused.get(Message.ERROR_FIELD)).isEqualTo("503::draining");
+        balancer.route(b.getPort());
+        await("the client connected to B by itself").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                .until(() -> client.getState() == BayeuxClient.State.CONNECTED && client.getId() != null
+                        && b.getEngine().getSession(client.getId()) != null);
+        for (Message other : refusals) {
+            assertThat(other.get(Message.ERROR_FIELD)).isEqualTo("503::draining");
+        }
+        closed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @SuppressWarnings("unchecked")
