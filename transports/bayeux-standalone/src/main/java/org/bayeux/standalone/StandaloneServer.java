@@ -61,8 +61,7 @@ public final class StandaloneServer implements AutoCloseable {
     private final Readiness readiness;
     private final ShutdownSettings shutdown;
     /** The drain and stop, run once by the first {@link #stop()} or {@link #close()}; later calls wait for it. */
-    private final java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
-    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+    private final GracefulStop stopping;
 
     /**
      * Builds and starts a server.
@@ -75,7 +74,7 @@ public final class StandaloneServer implements AutoCloseable {
         String transports = String.join(",", transportNames(options.transportConfig));
         String cluster = describeCluster(options);
         LOG.info("Starting: port {} on {}, transports {}, cluster {}, drainTimeout {}", options.port, options.host,
-                transports, cluster, text(shutdown.drainTimeout()));
+                transports, cluster, GracefulStop.text(shutdown.drainTimeout()));
         engine = BayeuxEngine.create(options.engineConfig);
         java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
         if (options.demo) {
@@ -157,6 +156,7 @@ public final class StandaloneServer implements AutoCloseable {
                 backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable");
         guard.setHandler(readiness);
         jetty.setHandler(guard);
+        stopping = new GracefulStop(engine, readiness, shutdown.drainRetryInterval(), this::stopServer);
         jetty.start();
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
         LOG.info("Listening on {}:{} ({}/bayeux), transports {}", options.host, getPort(), baseUrl, transports);
@@ -298,7 +298,7 @@ public final class StandaloneServer implements AutoCloseable {
 
     /** @return true once {@link #stop()} or {@link #close()} has begun: {@code GET /ready} answers 503 draining */
     public boolean isDraining() {
-        return stopping.get();
+        return stopping.hasStarted();
     }
 
     /**
@@ -309,7 +309,7 @@ public final class StandaloneServer implements AutoCloseable {
      * or a {@link #close()}, waits for the first.
      */
     public void stop() {
-        shutdown(shutdown.drainTimeout());
+        stopping.run(shutdown.drainTimeout());
     }
 
     /**
@@ -319,45 +319,10 @@ public final class StandaloneServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        shutdown(Duration.ZERO);
+        stopping.run(Duration.ZERO);
     }
 
-    private void shutdown(Duration deadline) {
-        if (!stopping.compareAndSet(false, true)) {
-            stopped.join();
-            return;
-        }
-        try {
-            drainAndStop(deadline);
-            stopped.complete(null);
-        } catch (RuntimeException failure) {
-            stopped.completeExceptionally(failure);
-            throw failure;
-        }
-    }
-
-    private void drainAndStop(Duration deadline) {
-        long start = System.nanoTime();
-        readiness.draining();
-        LOG.info("Draining: {} sessions, deadline {}; GET /ready answers 503, handshakes refused with retry after {}",
-                engine.remoteSessionCount(), text(deadline), text(shutdown.drainRetryInterval()));
-        int left = 0;
-        try {
-            engine.drain(shutdown.drainRetryInterval()).toCompletableFuture()
-                    .get(deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-            // The last replies were handed to their connections, not necessarily written: a moment for them.
-            long remaining = deadline.toNanos() - (System.nanoTime() - start);
-            Thread.sleep(Math.max(0, Math.min(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(remaining),
-                    LAST_WRITES_MILLIS)));
-        } catch (java.util.concurrent.TimeoutException late) {
-            left = engine.remoteSessionCount();
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            left = engine.remoteSessionCount();
-        } catch (java.util.concurrent.ExecutionException impossible) {
-            LOG.warn("Draining failed; stopping now", impossible.getCause());
-            left = engine.remoteSessionCount();
-        }
+    private void stopServer() {
         if (backplaneChat != null) {
             // First, while the backplane still runs: the other nodes drop this node's chat members now.
             backplaneChat.close();
@@ -367,24 +332,6 @@ public final class StandaloneServer implements AutoCloseable {
         } catch (Exception failure) {
             throw new IllegalStateException("Could not stop the server", failure);
         }
-        if (left == 0) {
-            LOG.info("Stopped after {} ms: every session handed off", millisSince(start));
-        } else {
-            LOG.info("Stopped after {} ms: {} sessions left at the deadline, ended", millisSince(start), left);
-        }
-    }
-
-    /** How long a drained server waits for its last replies to be written before closing the connections. */
-    private static final long LAST_WRITES_MILLIS = 200;
-
-    /** A duration as the configuration writes it: {@code 20s}, {@code 1500ms}. */
-    private static String text(Duration duration) {
-        long millis = duration.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
-    }
-
-    private static long millisSince(long startNanos) {
-        return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
     /**

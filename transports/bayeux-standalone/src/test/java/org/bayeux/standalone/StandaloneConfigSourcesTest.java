@@ -98,6 +98,43 @@ class StandaloneConfigSourcesTest {
                 .hasMessageContaining("drainRetryInterval=soon").hasMessageNotContaining("set by");
     }
 
+    /** The process itself: {@code bin/bayeux server --config FILE} with a bad value exits with 2, naming it. */
+    @Test
+    void theServerProcessRefusesABadValueNamingItAndExits() throws Exception {
+        Path file = file("timeout=20s\ndrainTimeout=forever\n");
+        ProcessResult bad = runServer(Map.of(), "--config", file.toString());
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.output()).contains("bayeux: Invalid configuration: drainTimeout=forever")
+                .contains("(set by --config " + file + ")").doesNotContain("Starting:");
+
+        Path good = file("timeout=20s\n");
+        ProcessResult env = runServer(Map.of("BAYEUX_TIMEOUT", "soon"), "--config", good.toString());
+        assertThat(env.code()).isEqualTo(2);
+        assertThat(env.output()).contains("timeout=soon").contains("(set by BAYEUX_TIMEOUT)");
+    }
+
+    private record ProcessResult(int code, String output) {
+    }
+
+    private ProcessResult runServer(Map<String, String> env, String... args) throws Exception {
+        java.util.List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                StandaloneServer.class.getName(), "--port", "0", "--host", "127.0.0.1"));
+        command.addAll(List.of(args));
+        Path output = dir.resolve("server-" + System.nanoTime() + ".log");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().keySet().removeIf(name -> name.startsWith(ConfigSources.ENV_PREFIX));
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        try {
+            assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("exited").isTrue();
+            return new ProcessResult(process.exitValue(), Files.readString(output));
+        } finally {
+            process.destroyForcibly(); // by its PID, if it is still there
+        }
+    }
+
     @Test
     void everyKeyHasItsOwnVariable() {
         Set<String> names = new HashSet<>();
