@@ -148,6 +148,51 @@ class StandaloneDrainTest {
         assertThat(a.getEngine().remoteSessionCount()).as("ended by the stop").isZero();
     }
 
+    /**
+     * A WebSocket client that stops reading with megabytes queued for it: its connection and its session cannot
+     * hold the stop past the deadline.
+     */
+    @Test
+    void aWebSocketClientThatStopsReadingHoldsTheShutdownNoLongerThanTheDeadline() throws Exception {
+        StandaloneServer a = start("--set", "drainTimeout=2s", "--set", "maxQueueBytes=67108864");
+        try (RawConnection raw = new RawConnection(a.getPort())) {
+            raw.write("GET /bayeux HTTP/1.1\r\nHost: 127.0.0.1:" + a.getPort() + "\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    + "Sec-WebSocket-Version: 13\r\n\r\n");
+            assertThat(raw.readHead(10_000)).startsWith("HTTP/1.1 101");
+            raw.writeTextFrame("[{\"id\":\"1\",\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                    + "\"supportedConnectionTypes\":[\"websocket\"]}]");
+            java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"clientId\":\"([a-z0-9]+)\"")
+                    .matcher(raw.readTextFrame(10_000));
+            assertThat(id.find()).isTrue();
+            String clientId = id.group(1);
+            raw.writeTextFrame("[{\"id\":\"2\",\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\","
+                    + "\"clientId\":\"" + clientId + "\",\"advice\":{\"timeout\":0}}]");
+            assertThat(raw.readTextFrame(10_000)).contains("\"successful\":true");
+            raw.writeTextFrame("[{\"id\":\"3\",\"channel\":\"/meta/subscribe\",\"subscription\":\"" + CHANNEL
+                    + "\",\"clientId\":\"" + clientId + "\"}]");
+            assertThat(raw.readTextFrame(10_000)).contains("\"successful\":true");
+            raw.writeTextFrame("[{\"id\":\"4\",\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\","
+                    + "\"clientId\":\"" + clientId + "\"}]");
+            await("connect held").atMost(WAIT).pollInterval(Duration.ofMillis(5))
+                    .until(() -> a.getEngine().isConnectHeld(a.getEngine().getSession(clientId)));
+            // From now on the client reads nothing: 20 MB for it fill the socket's buffers and wait in its queue.
+            LocalSession publisher = a.getEngine().newLocalSession("publisher");
+            publisher.handshake();
+            String blob = "x".repeat(100_000);
+            for (int i = 0; i < 200; i++) {
+                publisher.getChannel(CHANNEL).publish(blob, null);
+            }
+
+            long drainStart = System.nanoTime();
+            CompletableFuture.runAsync(a::stop).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            long drainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - drainStart);
+            assertThat(drainMillis).as("no longer than the deadline, plus time to stop on a loaded machine")
+                    .isLessThan(2000 + 20_000);
+            assertThat(a.getEngine().getSession(clientId)).as("ended").isNull();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {ClientTransport.LONG_POLLING, ClientTransport.WEBSOCKET})
     void aHandshakeRefusedWhileDrainingIsRetriedAndLandsOnAnotherNode(String transport) throws Exception {
