@@ -8,8 +8,9 @@ import org.bayeux.api.Message;
 
 /**
  * Whether the engine drains ({@link BayeuxEngine#drain}), and the words it then says to clients. Remote clients are
- * told to handshake again, which standard clients (CometD's, Faye's, ours) do: behind a load balancer that has seen
- * the node's readiness fail, the new handshake reaches another node.
+ * told to handshake again, which the CometD JavaScript client and ours do (tested in interop-tests and the standalone
+ * server's tests): behind a load balancer that has seen the node's readiness fail, the new handshake reaches another
+ * node.
  */
 final class Draining {
     /** The error of a refused handshake and of a session's last connect reply: {@code 503::draining}. */
