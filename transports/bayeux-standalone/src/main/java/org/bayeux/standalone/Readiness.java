@@ -16,7 +16,8 @@ import org.eclipse.jetty.util.Callback;
  * {@code GET /ready}: whether this node should be sent clients. {@code 200 {"ready":true}} while it can take
  * publishes; {@code 503 {"ready":false,"reason":"backplane_unavailable"}} while its cluster says it cannot
  * ({@link Cluster#isAvailable()}: for the Redis backplane, while Redis is out of reach). A single node, or an Oort
- * node, is always ready once it listens. Every other request goes on to the wrapped handler.
+ * node, is ready once it listens. Once the server drains ({@link #draining()}), {@code 503
+ * {"ready":false,"reason":"draining"}} for good. Every other request goes on to the wrapped handler.
  */
 final class Readiness extends Handler.Wrapper {
     /** The path answered. */
