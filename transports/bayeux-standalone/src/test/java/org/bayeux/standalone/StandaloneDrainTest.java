@@ -24,6 +24,7 @@ import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.testsupport.BalancerProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
@@ -56,11 +57,13 @@ class StandaloneDrainTest {
         return server;
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {ClientTransport.LONG_POLLING, ClientTransport.WEBSOCKET})
-    void queuedMessagesReachTheClientBeforeItMovesToAnotherNode(String transport) throws Exception {
-        StandaloneServer a = start("--set", "drainTimeout=30s", "--set", "maxLazyTimeout=120s");
-        StandaloneServer b = start();
+    @ParameterizedTest(name = "{0}, ack {1}")
+    @CsvSource({"long-polling,false", "websocket,false", "long-polling,true", "websocket,true"})
+    void queuedMessagesReachTheClientBeforeItMovesToAnotherNode(String transport, boolean ack) throws Exception {
+        String extensions = ack ? "ack" : "timestamp";
+        StandaloneServer a = start("--set", "drainTimeout=30s", "--set", "maxLazyTimeout=120s", "--extensions",
+                extensions);
+        StandaloneServer b = start("--extensions", extensions);
         BalancerProxy balancer = new BalancerProxy(a.getPort());
         closing.add(balancer);
         // Lazy for longer than the test: the messages stay queued on A until the drain flushes them.
@@ -72,6 +75,9 @@ class StandaloneDrainTest {
         BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder("http://127.0.0.1:" + balancer.port()
                 + "/bayeux").transports(transport).build());
         closing.add(client);
+        if (ack) {
+            client.addExtension(new org.bayeux.client.ext.AckExtension());
+        }
         assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
         assertThat(client.getChannel(CHANNEL).subscribeAsync((channel, message) -> received.add(message))
                 .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
