@@ -145,6 +145,14 @@ final class ServerCommandLine {
         return line;
     }
 
+    /**
+     * @param name a word such as {@code port}
+     * @return true if {@code --name} is one of this command line's flags
+     */
+    static boolean isFlag(String name) {
+        return new ServerCommandLine().parser().getCommandSpec().findOption("--" + name) != null;
+    }
+
     /** @return the help text */
     static String usage() {
         return new ServerCommandLine().parser().getUsageMessage();

@@ -596,6 +596,9 @@ public final class StandaloneServer implements AutoCloseable {
                 // but the one file meant for it.
                 throw new IllegalArgumentException(origin + ": give the secret in a file, with "
                         + "--oort-secret-file FILE (oort.secretFile)");
+            } else if (!setting.origin().equals("--set") && ServerCommandLine.isFlag(key)) {
+                throw new IllegalArgumentException(origin + ": not a key but the command-line flag --" + key
+                        + ", given on the command line only");
             } else {
                 throw new IllegalArgumentException(origin + ": unknown option; see docs/configuration.md and "
                         + "docs/cluster.md");

@@ -80,6 +80,10 @@ class StandaloneConfigSourcesTest {
         assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", unknown.toString()))
                 .hasMessage("--config " + unknown + " maxQueu: unknown option; see docs/configuration.md and "
                         + "docs/cluster.md");
+        Path flag = file("port=9000\n");
+        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", flag.toString()))
+                .hasMessage("--config " + flag + " port: not a key but the command-line flag --port, given on the "
+                        + "command line only");
         assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", dir.resolve("none")
                 .toString())).hasMessageStartingWith("--config " + dir.resolve("none") + ": cannot be read");
     }
