@@ -18,6 +18,8 @@ export class CometDJsClient {
     connectionTypes = new Set();
     /** Successful /meta/connect replies seen. */
     connects = 0;
+    /** The error and advice of every unsuccessful handshake reply, in order. */
+    failedHandshakes = [];
     /** The ext of the last successful handshake reply. */
     handshakeExt = null;
     /** Re-checked by waiters whenever a handshake, a connect reply or a message arrives. */
@@ -58,6 +60,8 @@ export class CometDJsClient {
         // The application's job in CometD: subscriptions do not survive a re-handshake, so make them again.
         cometd.addListener("/meta/handshake", message => {
             if (!message.successful) {
+                this.failedHandshakes.push({error: message.error ?? null, advice: message.advice ?? null});
+                this.signal.changed();
                 return;
             }
             this.handshakes++;

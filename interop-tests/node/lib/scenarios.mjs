@@ -133,6 +133,46 @@ export const scenarios = {
         return result;
     },
 
+    /**
+     * Subscribes to --channel, prints "INTEROP-SUBSCRIBED" once subscribed, and collects messages until one whose
+     * data has "after":"moved" arrives, each with the number of handshakes seen when it arrived. The JUnit side
+     * drains the server (SIGTERM): the client must get what was queued for it, handshake again (through the test's
+     * balancer, on another server), subscribe again, and receive that last message there.
+     */
+    async move(client, args) {
+        await within(client.handshake(), STEP_MS, "handshake");
+        const received = [];
+        await within(client.subscribe(args.channel,
+            (channel, data) => received.push({data, handshakes: client.handshakes})), STEP_MS, "subscribe");
+        process.stdout.write("INTEROP-SUBSCRIBED\n");
+        await client.signal.until(() => received.some(m => m.data && m.data.after === "moved"),
+            Number(args.wait ?? 60000), "the message published after the move");
+        const result = base(client, {received});
+        await within(client.disconnect(), STEP_MS, "disconnect");
+        return result;
+    },
+
+    /**
+     * Handshakes with a server that refuses (the JUnit side drains it): the client must retry by itself, as the
+     * refusal's advice says, until a handshake succeeds (on another server, once the test's balancer moved). Then
+     * subscribes to --channel and waits for one message. Reports the refusals (CometD JS only).
+     */
+    async "handshake-retry"(client, args) {
+        // The first reply is the refusal: the promise of this one attempt fails, the client goes on by itself.
+        client.handshake().catch(() => {});
+        await client.signal.until(() => client.failedHandshakes.length > 0, Number(args.wait ?? 30000),
+            "a refused handshake");
+        process.stdout.write("INTEROP-REFUSED\n");
+        await client.signal.until(() => client.handshakes > 0, Number(args.wait ?? 30000), "a successful handshake");
+        const box = inbox();
+        await within(client.subscribe(args.channel, box.listener), STEP_MS, "subscribe");
+        process.stdout.write("INTEROP-SUBSCRIBED\n");
+        await client.signal.until(() => box.messages.length > 0, Number(args.wait ?? 30000), "a message");
+        const result = base(client, {failedHandshakes: client.failedHandshakes, received: box.messages});
+        await within(client.disconnect(), STEP_MS, "disconnect");
+        return result;
+    },
+
     /** Publishes a message of --size characters to a subscribed channel and gets it back. */
     async "large-send"(client, args) {
         await within(client.handshake(), STEP_MS, "handshake");

@@ -69,6 +69,25 @@ public interface BayeuxEngine extends BayeuxServer, TransportEngine {
     void stop();
 
     /**
+     * Begins a graceful shutdown of this node. From now on handshakes from remote clients are refused with
+     * {@code 503::draining} and advice {@code reconnect:"handshake"} after {@code retryInterval}; each remote
+     * session's next connect (a held one at once) is answered without waiting, with what its queue holds, and the
+     * connect that leaves the queue empty is refused with {@code reconnect:"handshake"}, which ends the session: its
+     * client handshakes again, elsewhere once a load balancer no longer sends it here. Local sessions are untouched.
+     * Calling it again changes nothing. The caller decides the deadline: {@link #stop()} ends whatever is left.
+     *
+     * @param retryInterval the interval advised to refused handshakes, 0 or more
+     * @return a stage that completes when no remote session is left on this node
+     */
+    java.util.concurrent.CompletionStage<Void> drain(java.time.Duration retryInterval);
+
+    /** @return true once {@link #drain} was called */
+    boolean isDraining();
+
+    /** @return how many remote (not in-process) sessions are live now; counts them, so costs one pass */
+    int remoteSessionCount();
+
+    /**
      * @param session a session
      * @return true while a {@code /meta/connect} of the session waits for messages or its timeout
      */

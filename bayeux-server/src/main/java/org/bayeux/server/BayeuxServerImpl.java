@@ -75,6 +75,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private final MessageProcessor processor;
     private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
+    private final Draining draining = new Draining();
+    private ScheduledFuture<?> drainWatch;
 
     /** Creates an engine with the default configuration. */
     public BayeuxServerImpl() {
@@ -110,7 +112,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
                 queueLimitCounters, clusterSeam, statistics);
         ChannelCreation creation = new ChannelCreation(channels, limits, security);
         MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
-                transportNames);
+                transportNames, draining);
         this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
                 codec, statistics);
     }
@@ -148,6 +150,51 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         sessions.removeAll();
         scheduler.shutdownNow();
         LOG.info("Bayeux server stopped");
+    }
+
+    @Override
+    public CompletionStage<Void> drain(Duration retryInterval) {
+        if (retryInterval.isNegative()) {
+            throw new IllegalArgumentException("retryInterval=" + retryInterval + ": must be 0 or more");
+        }
+        if (draining.begin(retryInterval.toMillis())) {
+            int told = 0;
+            for (ServerSession session : sessions.all()) {
+                if (!session.isLocalSession() && ((ServerSessionImpl) session).handOff()) {
+                    told++;
+                }
+            }
+            LOG.debug("Draining: {} held connects answered with handshake advice", told);
+            // A poll rather than a count kept on every removal: it costs nothing while the engine does not drain.
+            synchronized (this) {
+                drainWatch = scheduler.scheduleWithFixedDelay(this::checkDrained, 0, 50, TimeUnit.MILLISECONDS);
+            }
+        }
+        return draining.drained().minimalCompletionStage();
+    }
+
+    private void checkDrained() {
+        if (remoteSessionCount() == 0 && draining.drained().complete(null)) {
+            synchronized (this) {
+                drainWatch.cancel(false);
+            }
+        }
+    }
+
+    @Override
+    public boolean isDraining() {
+        return draining.isOn();
+    }
+
+    @Override
+    public int remoteSessionCount() {
+        int count = 0;
+        for (ServerSession session : sessions.all()) {
+            if (!session.isLocalSession()) {
+                count++;
+            }
+        }
+        return count;
     }
 
     private void sweep() {

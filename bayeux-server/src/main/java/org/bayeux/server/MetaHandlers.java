@@ -23,10 +23,12 @@ final class MetaHandlers {
     private final Limits limits;
     private final EngineEvents events;
     private final TransportNames transports;
+    private final Draining draining;
 
     MetaHandlers(SessionParts sessionParts, SessionRegistry sessions, ChannelRegistry channels,
             ChannelCreation creation, Security security, Limits limits, EngineEvents events,
-            TransportNames transports) {
+            TransportNames transports, Draining draining) {
+        this.draining = draining;
         this.sessionParts = sessionParts;
         this.sessions = sessions;
         this.channels = channels;
@@ -58,6 +60,9 @@ final class MetaHandlers {
         }
         LocalSessionImpl local = carrier instanceof LocalSessionImpl.LocalCarrier
                 ? ((LocalSessionImpl.LocalCarrier) carrier).session() : null;
+        if (local == null && draining.isOn()) {
+            return CompletableFuture.completedFuture(Outcome.reply(null, draining.refuseHandshake(reply)));
+        }
         ServerSessionImpl session = new ServerSessionImpl(sessionParts, sessions.newId(local == null ? null
                 : local.idHint()), local);
         return security.canHandshake(session, request).thenApply(allowed -> {
@@ -67,6 +72,10 @@ final class MetaHandlers {
                 return Outcome.reply(null, reply);
             }
             sessions.add(session);
+            if (draining.isOn()) {
+                // It passed the check above before the drain began, and missed the drain's round of the sessions.
+                session.handOff();
+            }
             if (local != null) {
                 session.connect(reply, 0, false, carrier);
             } else {
@@ -133,6 +142,9 @@ final class MetaHandlers {
         }
         if (outcome.isHeld()) {
             return CompletableFuture.completedFuture(Outcome.HELD);
+        }
+        if (outcome.last) {
+            sessions.remove(session, null, State.DISCONNECTED, false);
         }
         return CompletableFuture.completedFuture(Outcome.reply(session, reply, outcome.messages));
     }

@@ -56,6 +56,8 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     private boolean pushScheduled;
     /** A push waits for the carrier's backlog to shrink ({@link Carrier#deferPush(Runnable)}). */
     private boolean pushDeferred;
+    /** The engine drains: connects are answered at once, and the one that empties the queue ends the session. */
+    private boolean handingOff;
     /** How many messages were taken from the queue for carriers; written under the lock. */
     private volatile long delivered;
 
@@ -447,7 +449,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             // Queued lazy messages, or messages of an open batch, are not due: the connect may wait for them.
             boolean nothingDue = !due || batchDepth > 0;
             Map<String, Object> refusal = null;
-            boolean hold = alone && !first && holdMillis > 0 && nothingDue && via.canHoldConnect()
+            boolean hold = alone && !first && holdMillis > 0 && nothingDue && !handingOff && via.canHoldConnect()
                     && (refusal = via.refuseHold(this)) == null;
             Map<String, Object> advice = advised.forReply(this, requestedTimeoutMillis >= 0, refusal);
             if (advice != null) {
@@ -461,6 +463,10 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
                 outcome = ConnectOutcome.HELD;
             } else {
                 outcome = new ConnectOutcome(drain(reply, via.maxResponseBytes()));
+                if (handingOff && queue.isEmpty()) {
+                    Draining.lastConnect(reply);
+                    outcome = new ConnectOutcome(outcome.messages, true);
+                }
                 if (localSession == null) {
                     expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
                 }
@@ -472,6 +478,44 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             superseded.carrier.superseded();
         }
         return outcome;
+    }
+
+    /**
+     * The engine drains: from now on this session's connects are answered at once with what is queued, and the one
+     * that leaves the queue empty is refused with {@code reconnect:"handshake"} ({@link Draining#lastConnect}) and
+     * ends the session. A held connect is answered now. A client that never comes back is ended by the engine's
+     * stop, at the drain's deadline.
+     *
+     * @return true if the session ended now
+     */
+    boolean handOff() {
+        HeldConnect completing;
+        ServerMessageImpl reply;
+        List<ServerMessage> messages;
+        boolean last;
+        synchronized (lock) {
+            if (state.isEnded() || localSession != null) {
+                return false;
+            }
+            handingOff = true;
+            if (held == null) {
+                return false;
+            }
+            completing = held;
+            held = null;
+            holdTimer.disarm();
+            reply = completing.reply();
+            messages = drain(reply, completing.carrier.maxResponseBytes());
+            last = queue.isEmpty();
+            if (last) {
+                Draining.lastConnect(reply);
+            }
+        }
+        completeConnect(completing, reply, messages);
+        if (last) {
+            parts.sessions().remove(this, null, State.DISCONNECTED, false);
+        }
+        return last;
     }
 
     private void holdTimedOut(long cycle) {

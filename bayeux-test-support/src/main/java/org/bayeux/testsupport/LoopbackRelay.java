@@ -16,7 +16,7 @@ import java.util.concurrent.Executors;
  */
 abstract class LoopbackRelay implements AutoCloseable {
     private final InetAddress loopback;
-    private final int targetPort;
+    private volatile int targetPort;
     private final ServerSocket listener;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final ExecutorService threads;
@@ -35,6 +35,11 @@ abstract class LoopbackRelay implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+    }
+
+    /** @param port where connections accepted from now on go, on 127.0.0.1; open ones stay where they are */
+    final void retarget(int port) {
+        this.targetPort = port;
     }
 
     /** Starts accepting; called by a subclass once its own fields are set. */

@@ -204,6 +204,18 @@ final class NodeScenario {
         }
     }
 
+    /**
+     * @param line a line the scenario prints on its way, such as {@code INTEROP-SUBSCRIBED}
+     * @return true once the scenario has printed it
+     */
+    boolean printed(String line) {
+        try {
+            return Files.readAllLines(stdout, StandardCharsets.UTF_8).contains(line);
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
     /** Ends the process, if still running, and any child it started: each by its own PID. */
     void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);

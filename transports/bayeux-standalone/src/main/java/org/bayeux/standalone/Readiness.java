@@ -18,8 +18,8 @@ import org.eclipse.jetty.util.Callback;
  * <li>{@code GET /health/live}: {@code 200 {"live":true}} while the process serves HTTP at all;</li>
  * <li>{@code GET /health/ready}, and its older alias {@code GET /ready}: whether this node should be sent clients.
  * {@code 200 {"ready":true}} once {@link #started()} and until {@link #shuttingDown()}, while its cluster can take
- * publishes; else {@code 503 {"ready":false,"reason":"..."}} with reason {@code starting}, {@code shutting_down}, or
- * the cluster's (for the Redis backplane {@code backplane_unavailable}, while Redis is out of reach:
+ * publishes; else {@code 503 {"ready":false,"reason":"..."}} with reason {@code starting}, {@code draining} (from
+ * {@link #draining()}: the graceful shutdown hands the clients over), {@code shutting_down}, or the cluster's (for the Redis backplane {@code backplane_unavailable}, while Redis is out of reach:
  * {@link Cluster#isAvailable()}).</li>
  * </ul>
  * {@code HEAD} is answered as {@code GET} without a body. Every other request goes on to the wrapped handler.
@@ -42,7 +42,9 @@ final class Readiness extends Handler.Wrapper {
         STARTING,
         /** Started: ready if its cluster is available. */
         RUNNING,
-        /** Stopping or draining: not ready again, so load balancers send new clients elsewhere. */
+        /** Handing its clients over before it stops: not ready again. */
+        DRAINING,
+        /** Stopping: not ready again, so load balancers send new clients elsewhere. */
         SHUTTING_DOWN
     }
 
@@ -76,6 +78,16 @@ final class Readiness extends Handler.Wrapper {
         state = State.SHUTTING_DOWN;
     }
 
+    /**
+     * The server drains (graceful shutdown): not ready from now on, with reason {@code draining}, so that load
+     * balancers stop sending clients while the connected ones are told to reconnect elsewhere.
+     */
+    void draining() {
+        if (state != State.SHUTTING_DOWN) {
+            state = State.DRAINING;
+        }
+    }
+
     /** @return where the node is in its life */
     State state() {
         return state;
@@ -86,6 +98,9 @@ final class Readiness extends Handler.Wrapper {
         State now = state;
         if (now == State.STARTING) {
             return "starting";
+        }
+        if (now == State.DRAINING) {
+            return "draining";
         }
         if (now == State.SHUTTING_DOWN) {
             return "shutting_down";

@@ -27,9 +27,9 @@ import picocli.CommandLine.TypeConversionException;
         footer = {"", "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
             "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
             "with https when TLS is on, and localhost for HOST when bound to every interface.",
-            "GET /health/ready (or /ready) answers 200 {\"ready\":true}, or 503 while starting, shutting down or while",
-            "the backplane cannot store publishes; GET /health/live 200; GET /metrics Prometheus text (metrics.* and",
-            "admin.* keys with --set: docs/operations.md)."})
+            "GET /health/ready (or /ready) answers 200 {\"ready\":true}, or 503 while starting, draining, shutting down or",
+            "while the backplane cannot store publishes; GET /health/live 200; GET /metrics Prometheus text (metrics.* and",
+            "admin.* keys with --set: docs/operations.md). SIGTERM drains (drainTimeout) before the process exits."})
 final class ServerCommandLine {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print this help and exit.")
     boolean help;
@@ -84,6 +84,11 @@ final class ServerCommandLine {
     @Option(names = "--oort-channels", paramLabel = "GLOB[,GLOB...]", split = ",",
             description = "Oort: the channels forwarded between nodes (oort.channels; default /**).")
     List<String> oortChannels;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Read keys from a properties file (KEY=VALUE lines, the keys of --set); BAYEUX_* environment "
+                    + "variables override it (BAYEUX_MAX_QUEUE for maxQueue), --set and the flags override both.")
+    Path configFile;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = "Set an engine, transport, backplane or Oort (oort.*) option (see docs/configuration.md and "
@@ -144,6 +149,14 @@ final class ServerCommandLine {
             throw new IllegalArgumentException(describe(bad), bad);
         }
         return line;
+    }
+
+    /**
+     * @param name a word such as {@code port}
+     * @return true if {@code --name} is one of this command line's flags
+     */
+    static boolean isFlag(String name) {
+        return new ServerCommandLine().parser().getCommandSpec().findOption("--" + name) != null;
     }
 
     /** @return the help text */

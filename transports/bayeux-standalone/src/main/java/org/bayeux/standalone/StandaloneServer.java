@@ -65,6 +65,9 @@ public final class StandaloneServer implements AutoCloseable {
     private final org.bayeux.standalone.admin.AdminConsole admin;
     /** The admin port's connector, or null when /metrics is on the main port. */
     private final ServerConnector adminConnector;
+    private final ShutdownSettings shutdown;
+    /** The drain and stop, run once by the first {@link #stop()} or {@link #close()}; later calls wait for it. */
+    private final GracefulStop stopping;
 
     /**
      * Builds and starts a server.
@@ -73,6 +76,11 @@ public final class StandaloneServer implements AutoCloseable {
      * @throws Exception if Jetty cannot start (for example, the port is taken)
      */
     public StandaloneServer(Options options) throws Exception {
+        shutdown = options.shutdown;
+        String transports = String.join(",", transportNames(options.transportConfig));
+        String cluster = describeCluster(options);
+        LOG.info("Starting: port {} on {}, transports {}, cluster {}, drainTimeout {}", options.port, options.host,
+                transports, cluster, GracefulStop.text(shutdown.drainTimeout()));
         engine = BayeuxEngine.create(options.engineConfig);
         java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
         if (options.demo) {
@@ -153,9 +161,10 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             connectionLimit = null;
         }
-        jetty.setStopAtShutdown(true);
-        // Applications stop first, however Jetty is stopped (close(), or the shutdown hook on SIGTERM), while the
-        // server and the backplane still run: the demo chat's other nodes drop its members then.
+        // SIGTERM is main()'s shutdown hook, which drains first: Jetty's own hook would stop at once, beside it.
+        jetty.setStopAtShutdown(false);
+        // Applications stop first, however Jetty is stopped (close(), or stop() after the drain), while the server
+        // and the backplane still run: the demo chat's other nodes drop its members then.
         jetty.addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
             @Override
             public void lifeCycleStopping(org.eclipse.jetty.util.component.LifeCycle event) {
@@ -170,37 +179,45 @@ public final class StandaloneServer implements AutoCloseable {
         adminConnector = Operations.adminConnector(jetty, options.operations);
         metrics = Operations.metrics(options.operations, engine, (BayeuxHandler) endpoint.getHandler(), jetty, this);
         admin = Operations.admin(options.operations, engine, oort, backplane, options.testCluster);
-        // The health checks for load balancers: /health/ready (and /ready) 503 while starting, shutting down, or
-        // while the backplane cannot store publishes (docs/operations.md, docs/cluster.md).
+        // The health checks for load balancers: /health/ready (and /ready) 503 while starting, draining, shutting
+        // down, or while the backplane cannot store publishes (docs/operations.md, docs/cluster.md).
         readiness = new Readiness(new MetricsHandler(admin == null ? jetty.getHandler()
                 : admin.mount(jetty.getHandler()), metrics, adminConnector),
                 backplane != null ? backplane : oort != null ? oort : options.testCluster,
                 backplane != null ? RedisBackplane.UNAVAILABLE : "cluster_unavailable");
         guard.setHandler(readiness);
         jetty.setHandler(guard);
+        stopping = new GracefulStop(engine, readiness, shutdown.drainRetryInterval(), this::stopServer);
         try {
             jetty.start();
         } catch (Exception failed) {
             applications.close(); // a taken port, say: the applications started above stop again
-            if (admin != null) {
-                admin.close();
-            }
-            if (metrics != null) {
-                metrics.close(); // its JMX beans would outlive a server that never ran
-            }
+            closeOperations();
             throw failed;
         }
         baseUrl = (options.tls != null ? "https" : "http") + "://" + browsableHost(options.host) + ":" + getPort();
-        LOG.info("Bayeux endpoint at {}/bayeux", baseUrl);
+        LOG.info("Listening on {}:{} ({}/bayeux), transports {}", options.host, getPort(), baseUrl, transports);
         if (options.beforeReady != null) {
             options.beforeReady.accept(getPort());
         }
         readiness.started();
+        LOG.info("Ready: GET {}/health/ready{}", baseUrl, backplane != null
+                ? " answers 200 while the backplane can store publishes (" + cluster + ")" : " answers 200");
+    }
+
+    /** Closes the meters (their JMX beans would outlive the server) and the admin page. */
+    private void closeOperations() {
+        if (admin != null) {
+            admin.close();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
     }
 
     /**
      * Makes {@code /health/ready} (and {@code /ready}) answer 503 {@code shutting_down} from now on, so that load
-     * balancers send new clients elsewhere; the first step of a graceful shutdown. {@link #close()} does it too.
+     * balancers send new clients elsewhere. {@link #stop()} says {@code draining} first, and {@link #close()} this.
      */
     public void shuttingDown() {
         readiness.shuttingDown();
@@ -214,6 +231,29 @@ public final class StandaloneServer implements AutoCloseable {
     /** @return the meters served at {@code /metrics}, or null with {@code metrics.enabled=false} */
     public MetricsExport getMetrics() {
         return metrics;
+    }
+
+    private static java.util.List<String> transportNames(TransportConfig config) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        if (config.get(TransportConfig.WEBSOCKET)) {
+            names.add("websocket");
+        }
+        names.add("long-polling");
+        if (config.get(TransportConfig.CALLBACK_POLLING)) {
+            names.add("callback-polling");
+        }
+        return names;
+    }
+
+    /** The cluster in words for the log, without any password a Redis URI may hold. */
+    private static String describeCluster(Options options) {
+        if (options.backplaneConfig != null) {
+            return "redis backplane " + options.backplaneConfig.uri().replaceAll("//[^@/]*@", "//");
+        }
+        if (options.oortSettings != null) {
+            return "oort " + options.oortSettings.url();
+        }
+        return "none (single node)";
     }
 
     /** Port 0 in {@code oort.url} (or none, for http's default) stays as given unless it is 0: the port bound. */
@@ -336,20 +376,41 @@ public final class StandaloneServer implements AutoCloseable {
         jetty.join();
     }
 
+    /** @return true once {@link #stop()} or {@link #close()} has begun: {@code GET /ready} answers 503 draining */
+    public boolean isDraining() {
+        return stopping.hasStarted();
+    }
+
+    /**
+     * Stops gracefully, as SIGTERM does: {@code GET /ready} answers 503 (so that load balancers send no more
+     * clients), handshakes are refused with advice to retry, every connected client gets what is queued for it and
+     * then advice to handshake again (elsewhere, through the balancer), and once no client is left, or at
+     * {@code drainTimeout}, the server stops, ending whatever sessions are left. Returns when stopped; a second call,
+     * or a {@link #close()}, waits for the first.
+     */
+    public void stop() {
+        stopping.run(shutdown.drainTimeout());
+    }
+
+    /**
+     * Stops without waiting for clients to leave: as {@link #stop()} with a {@code drainTimeout} of 0 (held connects
+     * are still answered with handshake advice, and sessions ended). For code that owns the server's whole life, such
+     * as tests; a server that clients use is stopped with {@link #stop()}.
+     */
     @Override
     public void close() {
+        stopping.run(Duration.ZERO);
+    }
+
+    private void stopServer() {
         readiness.shuttingDown();
         try {
+            // Applications stop first (a listener on Jetty's stopping), while the server and the backplane run.
             jetty.stop();
         } catch (Exception failure) {
             throw new IllegalStateException("Could not stop the server", failure);
         } finally {
-            if (admin != null) {
-                admin.close();
-            }
-            if (metrics != null) {
-                metrics.close();
-            }
+            closeOperations();
         }
     }
 
@@ -383,6 +444,8 @@ public final class StandaloneServer implements AutoCloseable {
             System.exit(1);
             return;
         }
+        // SIGTERM (and Ctrl-C) drain the server before the JVM exits: drainTimeout bounds it.
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "bayeux-drain"));
         // One plain line, whatever the logging set-up, for people and for programs that start the server on port 0.
         String base = server.getBaseUrl();
         System.out.println("Listening on " + base + "/ (Bayeux endpoint " + base + "/bayeux)");
@@ -414,7 +477,9 @@ public final class StandaloneServer implements AutoCloseable {
         long minDataRate = 1024;
         /** The TLS key and chain, or null for plain HTTP. */
         TlsKeys tls;
-        /** Metrics and the admin port. */
+        /** How the server drains when it stops. */
+        ShutdownSettings shutdown = ShutdownSettings.defaults();
+        /** Metrics, the admin port and the admin page. */
         OperationsConfig operations = OperationsConfig.defaults();
         /** Tests: a cluster to join when there is no backplane and no Oort (a fake dependency), or null. */
         org.bayeux.server.cluster.Cluster testCluster;
@@ -427,6 +492,16 @@ public final class StandaloneServer implements AutoCloseable {
          * @throws IllegalArgumentException naming the bad argument
          */
         public static Options parse(String... args) {
+            return parse(System.getenv(), args);
+        }
+
+        /**
+         * @param env the environment, whose {@code BAYEUX_…} variables override the {@code --config} file
+         * @param args the command line
+         * @return the options
+         * @throws IllegalArgumentException naming the bad argument, variable or file, its key and its value
+         */
+        public static Options parse(Map<String, String> env, String... args) {
             ServerCommandLine line = ServerCommandLine.parse(args);
             Options options = new Options();
             options.help = line.help;
@@ -446,15 +521,19 @@ public final class StandaloneServer implements AutoCloseable {
             Map<String, String> transportSettings = new LinkedHashMap<>();
             Map<String, String> backplaneSettings = new LinkedHashMap<>();
             Map<String, String> oortSettings = new LinkedHashMap<>();
+            Map<String, String> shutdownSettings = new LinkedHashMap<>();
             Map<String, String> operationsSettings = new LinkedHashMap<>();
-            for (String setting : line.settings) {
-                if (isKey(OperationsConfig.OPTIONS, setting.substring(0, Math.max(0, setting.indexOf('='))))) {
-                    operationsSettings.put(setting.substring(0, setting.indexOf('=')),
-                            setting.substring(setting.indexOf('=') + 1));
-                    continue;
-                }
-                addSetting(setting, engineSettings, transportSettings, backplaneSettings, oortSettings);
+            // Lowest first: the --config file, BAYEUX_* variables, --set; the flags below override them all.
+            Map<String, ConfigSources.Setting> merged = ConfigSources.merge(line.configFile, env, line.settings);
+            String backplaneUri = line.backplane;
+            ConfigSources.Setting uriSetting = merged.get(RedisBackplaneConfig.URI.key());
+            if (uriSetting != null && !uriSetting.origin().equals("--set")) {
+                // In a file or the environment the backplane's URI is a key like any other; --backplane wins.
+                merged.remove(RedisBackplaneConfig.URI.key());
+                backplaneUri = backplaneUri != null ? backplaneUri : uriSetting.value();
             }
+            merged.forEach((key, setting) -> addSetting(key, setting, engineSettings, transportSettings,
+                    backplaneSettings, oortSettings, shutdownSettings, operationsSettings));
             // The flags are the --set keys' short forms; given both, the flag wins.
             putIfGiven(oortSettings, OortSettings.URL.key(), line.oortUrl);
             putIfGiven(oortSettings, OortSettings.SEEDS.key(), line.oortSeeds == null ? null
@@ -475,11 +554,15 @@ public final class StandaloneServer implements AutoCloseable {
             try {
                 options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
                 options.transportConfig = TransportConfig.fromMap(transportSettings);
-                options.backplaneConfig = backplaneConfig(line.backplane, backplaneSettings);
+                options.backplaneConfig = backplaneConfig(backplaneUri, backplaneSettings);
                 options.oortSettings = oortSettings(oortSettings);
+                options.shutdown = ShutdownSettings.fromMap(shutdownSettings);
                 options.operations = OperationsConfig.fromMap(operationsSettings);
             } catch (InvalidConfigurationException bad) {
-                throw new IllegalArgumentException(bad.getMessage(), bad);
+                ConfigSources.Setting from = merged.get(bad.key());
+                boolean named = from == null || from.origin().equals("--set");
+                throw new IllegalArgumentException(bad.getMessage() + (named ? "" : " (set by " + from.origin() + ")"),
+                        bad);
             }
             if (options.backplaneConfig != null && options.oortSettings != null) {
                 throw new IllegalArgumentException("--backplane and --oort-url: give one or the other (a node joins "
@@ -593,14 +676,12 @@ public final class StandaloneServer implements AutoCloseable {
             return config;
         }
 
-        private static void addSetting(String setting, Map<String, String> engine, Map<String, String> transport,
-                Map<String, String> backplane, Map<String, String> oort) {
-            int equals = setting.indexOf('=');
-            if (equals <= 0) {
-                throw new IllegalArgumentException("--set " + setting + ": expected KEY=VALUE");
-            }
-            String key = setting.substring(0, equals);
-            String value = setting.substring(equals + 1);
+        private static void addSetting(String key, ConfigSources.Setting setting, Map<String, String> engine,
+                Map<String, String> transport, Map<String, String> backplane, Map<String, String> oort,
+                Map<String, String> shutdown, Map<String, String> operations) {
+            String value = setting.value();
+            String origin = setting.origin().startsWith(ConfigSources.ENV_PREFIX) ? setting.origin() + " ("
+                    + key + ")" : setting.origin() + " " + key;
             if (isKey(BayeuxServerConfig.OPTIONS, key)) {
                 engine.put(key, value);
             } else if (isKey(TransportConfig.OPTIONS, key)) {
@@ -609,12 +690,21 @@ public final class StandaloneServer implements AutoCloseable {
                 backplane.put(key, value);
             } else if (OortSettings.isKey(key)) {
                 oort.put(key, value);
+            } else if (isKey(ShutdownSettings.OPTIONS, key)) {
+                shutdown.put(key, value);
+            } else if (isKey(OperationsConfig.OPTIONS, key)) {
+                operations.put(key, value);
             } else if (key.equals("oort.secret")) {
-                // Never on a command line, where other users of the machine can read it (ps).
-                throw new IllegalArgumentException("--set oort.secret: give the secret in a file, with "
+                // Never on a command line, where other users of the machine can read it (ps), nor anywhere else
+                // but the one file meant for it.
+                throw new IllegalArgumentException(origin + ": give the secret in a file, with "
                         + "--oort-secret-file FILE (oort.secretFile)");
+            } else if (!setting.origin().equals("--set") && ServerCommandLine.isFlag(key)) {
+                throw new IllegalArgumentException(origin + ": not a key but the command-line flag --" + key
+                        + ", given on the command line only");
             } else {
-                throw new IllegalArgumentException("--set " + key + ": unknown option; see docs/configuration.md and docs/cluster.md");
+                throw new IllegalArgumentException(origin + ": unknown option; see docs/configuration.md and "
+                        + "docs/cluster.md");
             }
         }
 
