@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.backplane.redis.RedisProcess;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.cometd.bayeux.Message;
 import org.junit.jupiter.api.AfterEach;
@@ -58,7 +59,7 @@ class BackplaneInteropTest {
         resources.add(redis);
         List<StandaloneServer> nodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            StandaloneServer node = new StandaloneServer(StandaloneServer.Options.parse("--backplane", redis.uri(),
+            StandaloneServer node = new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(),
                     "--set", "timeout=5s").port(0).host("127.0.0.1"));
             resources.add(node);
             nodes.add(node);

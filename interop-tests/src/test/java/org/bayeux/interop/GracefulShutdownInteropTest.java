@@ -28,6 +28,7 @@ import org.bayeux.api.server.LocalSession;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.bayeux.testsupport.BalancerProxy;
 import org.junit.jupiter.api.AfterEach;
@@ -75,7 +76,7 @@ class GracefulShutdownInteropTest {
         Files.writeString(config, "drainTimeout=5m\ndrainRetryInterval=500ms\n");
         List<String> output = new CopyOnWriteArrayList<>();
         int portA = startServerA(config, output);
-        StandaloneServer b = new StandaloneServer(StandaloneServer.Options.parse(Map.of()).port(0).host("127.0.0.1"));
+        StandaloneServer b = new StandaloneServer(StandaloneOptions.parse(Map.of()).port(0).host("127.0.0.1"));
         closing.add(b);
         BalancerProxy balancer = new BalancerProxy(portA);
         closing.add(balancer);
@@ -177,10 +178,10 @@ class GracefulShutdownInteropTest {
     @Test
     void cometdJsRetriesAHandshakeRefusedWhileDrainingAndLandsElsewhere() throws Exception {
         for (String transport : Interop.TRANSPORTS) {
-            StandaloneServer a = new StandaloneServer(StandaloneServer.Options.parse(Map.of(), "--set",
+            StandaloneServer a = new StandaloneServer(StandaloneOptions.parse(Map.of(), "--set",
                     "drainTimeout=4s", "--set", "drainRetryInterval=300ms").port(0).host("127.0.0.1"));
             closing.add(a);
-            StandaloneServer b = new StandaloneServer(StandaloneServer.Options.parse(Map.of()).port(0)
+            StandaloneServer b = new StandaloneServer(StandaloneOptions.parse(Map.of()).port(0)
                     .host("127.0.0.1"));
             closing.add(b);
             BalancerProxy balancer = new BalancerProxy(a.getPort());

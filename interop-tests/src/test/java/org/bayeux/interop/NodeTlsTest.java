@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,7 +59,7 @@ class NodeTlsTest {
     @ParameterizedTest
     @ValueSource(strings = {"long-polling", "websocket"})
     void cometdJsPublishesAndReceivesOverTls(String transport) throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse("--tls-keystore",
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--tls-keystore",
                 keyStore.toString(), "--tls-password-file", passwordFile.toString(), "--set", "timeout=5s")
                 .port(0).host("127.0.0.1"))) {
             String url = server.getBaseUrl() + "/bayeux";

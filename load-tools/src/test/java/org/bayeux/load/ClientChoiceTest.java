@@ -13,6 +13,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.bayeux.load.server.FloorServer;
 import org.bayeux.load.server.LoadServer;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class ClientChoiceTest {
     }
 
     private String startServer() throws Exception {
-        server = new StandaloneServer(StandaloneServer.Options.parse("--port", "0", "--host", "127.0.0.1"));
+        server = new StandaloneServer(StandaloneOptions.parse("--port", "0", "--host", "127.0.0.1"));
         new LoadServer(server.getEngine());
         return "http://127.0.0.1:" + server.getPort() + "/bayeux";
     }

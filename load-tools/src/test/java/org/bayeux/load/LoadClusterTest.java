@@ -14,6 +14,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.bayeux.load.server.LoadServer;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,7 +83,7 @@ class LoadClusterTest {
         if (seed != null) {
             args.addAll(List.of("--oort-seeds", seed));
         }
-        return new StandaloneServer(StandaloneServer.Options.parse(args.toArray(String[]::new)).port(0)
+        return new StandaloneServer(StandaloneOptions.parse(args.toArray(String[]::new)).port(0)
                 .host("127.0.0.1"));
     }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.bayeux.backplane.redis.RedisProcess;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,7 +100,7 @@ class LoadOutageTest {
         // default timeout (30 s) let a long-poll held at the cut keep its session alive through the outage (1 run in
         // 10 lost 4 messages so). Held connects now end within 500 ms, sessions expire 1 s later and are swept
         // within 100 ms: 1.6 s at most, well inside the 4 s outage.
-        return new StandaloneServer(StandaloneServer.Options.parse("--backplane", redis.uri(),
+        return new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(),
                 "--set", "timeout=500ms", "--set", "maxInterval=1s", "--set", "sweepPeriod=100ms")
                 .port(0).host("127.0.0.1"));
     }

@@ -22,6 +22,7 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionListener;
 import org.bayeux.load.server.LoadServer;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,7 @@ class LoadToolTest {
     }
 
     private String startServer() throws Exception {
-        server = new StandaloneServer(StandaloneServer.Options.parse("--port", "0", "--host", "127.0.0.1"));
+        server = new StandaloneServer(StandaloneOptions.parse("--port", "0", "--host", "127.0.0.1"));
         new LoadServer(server.getEngine());
         return "http://127.0.0.1:" + server.getPort() + "/bayeux";
     }

@@ -8,6 +8,7 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.server.BayeuxService;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 
 /**
@@ -74,7 +75,7 @@ public final class LoadServer extends BayeuxService {
      * @throws Exception if the server cannot start
      */
     public static void main(String[] args) throws Exception {
-        StandaloneServer.Options options;
+        StandaloneOptions options;
         try {
             // A load run's thousands of clients come from one or a few hosts: the per-address caps would refuse them.
             // Given first, so that the command line may set them again.
@@ -82,7 +83,7 @@ public final class LoadServer extends BayeuxService {
             String[] all = new String[unlimited.length + args.length];
             System.arraycopy(unlimited, 0, all, 0, unlimited.length);
             System.arraycopy(args, 0, all, unlimited.length, args.length);
-            options = StandaloneServer.Options.parse(all);
+            options = StandaloneOptions.parse(all);
         } catch (IllegalArgumentException bad) {
             System.err.println("bayeux load-server: " + bad.getMessage());
             System.exit(2);

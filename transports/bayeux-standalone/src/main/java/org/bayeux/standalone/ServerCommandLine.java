@@ -16,7 +16,7 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * The standalone server's command line, declared for picocli (as the load tools' are): each option's name, value
- * type, default and help text in one place. {@link StandaloneServer.Options#parse} turns it into validated options.
+ * type, default and help text in one place. {@link StandaloneOptions#parse} turns it into validated options.
  *
  * <p>A later option wins over an earlier one ({@code bin/bayeux demo --port 9000} overrides the script's
  * {@code --port 8080}); {@code --set} adds up.</p>

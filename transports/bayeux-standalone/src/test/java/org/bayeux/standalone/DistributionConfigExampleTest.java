@@ -44,9 +44,9 @@ class DistributionConfigExampleTest {
         assertThat(engineAndTransport).hasSizeGreaterThan(20);
         assertThat(backplane).isNotEmpty();
         assertThat(oort).containsExactly("oort.seeds", "oort.secretFile", "oort.channels");
-        StandaloneServer.Options.parse(engineAndTransport.toArray(String[]::new));
+        StandaloneOptions.parse(engineAndTransport.toArray(String[]::new));
         List<String> withBackplane = new ArrayList<>(List.of("--backplane", "redis://127.0.0.1:1"));
         withBackplane.addAll(backplane);
-        assertThat(StandaloneServer.Options.parse(withBackplane.toArray(String[]::new)).backplaneConfig).isNotNull();
+        assertThat(StandaloneOptions.parse(withBackplane.toArray(String[]::new)).backplaneConfig).isNotNull();
     }
 }

@@ -50,7 +50,7 @@ class StandaloneAdminTest {
 
     @Test
     void noTokenNoPage() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse("--demo").port(0)
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--demo").port(0)
                 .host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             assertThat(get(base + "/admin").statusCode()).isEqualTo(404);
@@ -62,7 +62,7 @@ class StandaloneAdminTest {
 
     @Test
     void aShortTokenRefusesTheStartWithoutShowingIt() {
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "admin.token=tooShortToBeSafe"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "admin.token=tooShortToBeSafe"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("admin.token")
                 .hasMessageContaining("at least 32 characters")
@@ -73,7 +73,7 @@ class StandaloneAdminTest {
 
     @Test
     void onlyAdminSessionsGetSnapshotsWithTheTrafficsNumbers() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse("--set",
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--set",
                 "admin.token=" + TOKEN).port(0).host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             HttpResponse<String> page = get(base + "/admin/");
@@ -170,7 +170,7 @@ class StandaloneAdminTest {
 
     @Test
     void aClusterShowsWhetherItIsAvailable() throws Exception {
-        StandaloneServer.Options options = StandaloneServer.Options.parse("--set", "admin.token=" + TOKEN).port(0)
+        StandaloneOptions options = StandaloneOptions.parse("--set", "admin.token=" + TOKEN).port(0)
                 .host("127.0.0.1");
         FlippingCluster cluster = new FlippingCluster();
         options.testCluster = cluster;

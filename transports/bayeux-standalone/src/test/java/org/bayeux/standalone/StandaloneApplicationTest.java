@@ -146,20 +146,20 @@ class StandaloneApplicationTest {
     @Test
     void badClasspathEntriesAreNamed() throws Exception {
         Path text = Files.writeString(folder.resolve("notes.txt"), "hello");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--classpath", text.toString()))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--classpath", text.toString()))
                 .hasMessageContaining("--classpath " + text).hasMessageContaining("neither a folder nor a .jar");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--classpath", folder.resolve("none.jar").toString()))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--classpath", folder.resolve("none.jar").toString()))
                 .hasMessageContaining("none.jar");
         Path a = AppJar.echo(folder.resolve("a.jar"));
         Path b = Files.createDirectory(folder.resolve("b"));
-        assertThat(StandaloneServer.Options.parse("--classpath", a + java.io.File.pathSeparator + b).classPath)
+        assertThat(StandaloneOptions.parse("--classpath", a + java.io.File.pathSeparator + b).classPath)
                 .containsExactly(a, b);
-        assertThat(StandaloneServer.Options.parse("--classpath", a.toString(), "--classpath", b.toString()).classPath)
+        assertThat(StandaloneOptions.parse("--classpath", a.toString(), "--classpath", b.toString()).classPath)
                 .containsExactly(a, b);
     }
 
     private static StandaloneServer start(String... args) throws Exception {
-        return new StandaloneServer(StandaloneServer.Options.parse(args).port(0).host("127.0.0.1"));
+        return new StandaloneServer(StandaloneOptions.parse(args).port(0).host("127.0.0.1"));
     }
 
     private static Map<String, Object> echo(StandaloneServer server, String transport, Object data) throws Exception {

@@ -22,32 +22,32 @@ class StandaloneBackplaneTest {
 
     @Test
     void backplaneOptionsAreParsedWithTheirSettings() {
-        StandaloneServer.Options options = StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+        StandaloneOptions options = StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
                 "--set", "operationTimeout=700ms", "--set", "streamMaxLength=5000", "--set", "timeout=5s");
         assertThat(options.backplaneConfig.uri()).isEqualTo("redis://127.0.0.1:7001");
         assertThat(options.backplaneConfig.operationTimeout()).isEqualTo(Duration.ofMillis(700));
         assertThat(options.backplaneConfig.streamMaxLength()).isEqualTo(5000);
         assertThat(options.engineConfig.timeout()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(StandaloneServer.Options.parse().backplaneConfig).as("a single node by default").isNull();
-        assertThat(StandaloneServer.Options.parse("--backplane", "redis-cluster://127.0.0.1:7001,127.0.0.1:7002")
+        assertThat(StandaloneOptions.parse().backplaneConfig).as("a single node by default").isNull();
+        assertThat(StandaloneOptions.parse("--backplane", "redis-cluster://127.0.0.1:7001,127.0.0.1:7002")
                 .backplaneConfig.uri()).as("a Redis Cluster").isEqualTo("redis-cluster://127.0.0.1:7001,127.0.0.1:7002");
     }
 
     @Test
     void badBackplaneOptionsFailNamingWhatIsWrong() {
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "http://127.0.0.1:7001"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "http://127.0.0.1:7001"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--backplane http://127.0.0.1:7001: expected redis://HOST:PORT");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis-cluster://127.0.0.1:7001,oops"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis-cluster://127.0.0.1:7001,oops"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(
                         "--backplane redis-cluster://127.0.0.1:7001,oops: expected redis://HOST:PORT or "
                                 + "redis-cluster://HOST:PORT,HOST:PORT,...");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "shards=4"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "shards=4"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--set shards: a backplane option");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
                 "--set", "operationTimeout=forever"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout=forever");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
                 "--set", "redisUri=redis://127.0.0.1:7002"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the URI with --backplane");
     }
@@ -77,7 +77,7 @@ class StandaloneBackplaneTest {
     }
 
     private static StandaloneServer server(RedisProcess redis) throws Exception {
-        return new StandaloneServer(StandaloneServer.Options.parse("--backplane", redis.uri(), "--set", "timeout=5s")
+        return new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(), "--set", "timeout=5s")
                 .port(0).host("127.0.0.1"));
     }
 

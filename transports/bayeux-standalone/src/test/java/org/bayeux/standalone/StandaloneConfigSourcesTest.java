@@ -33,7 +33,7 @@ class StandaloneConfigSourcesTest {
     void theFileSetsKeysOfEveryTable() throws Exception {
         Path file = file("# a comment\ntimeout = 7s\nallowedOrigins=https://a.example\ndrainTimeout=45s\n"
                 + "maxQueue=123\n");
-        StandaloneServer.Options options = StandaloneServer.Options.parse(Map.of(), "--config", file.toString());
+        StandaloneOptions options = StandaloneOptions.parse(Map.of(), "--config", file.toString());
         assertThat(options.engineConfig.timeout()).isEqualTo(Duration.ofSeconds(7));
         assertThat(options.engineConfig.maxQueue()).isEqualTo(123);
         assertThat(options.transportConfig.allowedOrigins()).containsExactly("https://a.example");
@@ -45,12 +45,12 @@ class StandaloneConfigSourcesTest {
         Path file = file("timeout=7s\nmaxQueue=123\ndrainTimeout=45s\n");
         Map<String, String> env = Map.of("BAYEUX_TIMEOUT", "8s", "BAYEUX_MAX_QUEUE", "456", "PATH", "/bin",
                 "BAYEUX_HOME", "/opt/bayeux");
-        StandaloneServer.Options options = StandaloneServer.Options.parse(env, "--config", file.toString(),
+        StandaloneOptions options = StandaloneOptions.parse(env, "--config", file.toString(),
                 "--set", "maxQueue=789");
         assertThat(options.engineConfig.timeout()).as("env over file").isEqualTo(Duration.ofSeconds(8));
         assertThat(options.engineConfig.maxQueue()).as("--set over env").isEqualTo(789);
         assertThat(options.shutdown.drainTimeout()).as("file alone").isEqualTo(Duration.ofSeconds(45));
-        assertThat(StandaloneServer.Options.parse(Map.of()).engineConfig.timeout()).as("default")
+        assertThat(StandaloneOptions.parse(Map.of()).engineConfig.timeout()).as("default")
                 .isEqualTo(Duration.ofSeconds(30));
     }
 
@@ -59,7 +59,7 @@ class StandaloneConfigSourcesTest {
         Path file = file("oort.url=http://127.0.0.1:1/bayeux\n");
         Path secret = dir.resolve("secret");
         Files.writeString(secret, "0123456789abcdef0123456789abcdef");
-        StandaloneServer.Options options = StandaloneServer.Options.parse(
+        StandaloneOptions options = StandaloneOptions.parse(
                 Map.of("BAYEUX_OORT_URL", "http://127.0.0.1:2/bayeux", "BAYEUX_OORT_SECRET_FILE", secret.toString()),
                 "--config", file.toString(), "--set", "oort.url=http://127.0.0.1:3/bayeux",
                 "--oort-url", "http://127.0.0.1:4/bayeux");
@@ -69,36 +69,36 @@ class StandaloneConfigSourcesTest {
     @Test
     void aBadValueInTheFileIsRefusedNamingKeyValueAndFile() throws Exception {
         Path file = file("timeout=soon\n");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", file.toString()))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of(), "--config", file.toString()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeout=soon").hasMessageContaining("--config " + file);
         Path deadline = file("drainTimeout=2h\n");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", deadline.toString()))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of(), "--config", deadline.toString()))
                 .hasMessageContaining("drainTimeout=2h").hasMessageContaining("from 0 to 1h")
                 .hasMessageContaining("--config " + deadline);
         Path unknown = file("maxQueu=5\n");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", unknown.toString()))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of(), "--config", unknown.toString()))
                 .hasMessage("--config " + unknown + " maxQueu: unknown option; see docs/configuration.md and "
                         + "docs/cluster.md");
         Path flag = file("port=9000\n");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", flag.toString()))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of(), "--config", flag.toString()))
                 .hasMessage("--config " + flag + " port: not a key but the command-line flag --port, given on the "
                         + "command line only");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--config", dir.resolve("none")
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of(), "--config", dir.resolve("none")
                 .toString())).hasMessageStartingWith("--config " + dir.resolve("none") + ": cannot be read");
     }
 
     @Test
     void aBadValueInTheEnvironmentIsRefusedNamingTheVariable() throws Exception {
         Path file = file("drainTimeout=5s\n");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of("BAYEUX_DRAIN_TIMEOUT", "-1s"),
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of("BAYEUX_DRAIN_TIMEOUT", "-1s"),
                 "--config", file.toString()))
                 .hasMessageContaining("drainTimeout=-1s").hasMessageContaining("(set by BAYEUX_DRAIN_TIMEOUT)");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of("BAYEUX_MAX_QUEU", "5")))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of("BAYEUX_MAX_QUEU", "5")))
                 .hasMessageStartingWith("BAYEUX_MAX_QUEU: not a configuration variable");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of("BAYEUX_OORT_SECRET", "x")))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of("BAYEUX_OORT_SECRET", "x")))
                 .hasMessageStartingWith("BAYEUX_OORT_SECRET (oort.secret): give the secret in a file");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse(Map.of(), "--set", "drainRetryInterval=soon"))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of(), "--set", "drainRetryInterval=soon"))
                 .hasMessageContaining("drainRetryInterval=soon").hasMessageNotContaining("set by");
     }
 

@@ -50,7 +50,7 @@ class StandaloneConnectionLimitsTest {
     }
 
     private void start(String... args) throws Exception {
-        server = new StandaloneServer(StandaloneServer.Options.parse(args).port(0).host("127.0.0.1"));
+        server = new StandaloneServer(StandaloneOptions.parse(args).port(0).host("127.0.0.1"));
     }
 
     private static long millisSince(long startNanos) {
@@ -178,13 +178,13 @@ class StandaloneConnectionLimitsTest {
 
     @Test
     void connectionOptionsAreValidatedAndNamed() {
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--max-connections", "-1"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--max-connections", "-1"))
                 .hasMessageContaining("--max-connections -1");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--header-timeout", "soon"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--header-timeout", "soon"))
                 .hasMessageContaining("--header-timeout soon");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--header-timeout", "10ms"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--header-timeout", "10ms"))
                 .hasMessageContaining("--header-timeout 10ms").hasMessageContaining("at least 100ms");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--min-data-rate", "fast"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--min-data-rate", "fast"))
                 .hasMessageContaining("--min-data-rate fast");
     }
 

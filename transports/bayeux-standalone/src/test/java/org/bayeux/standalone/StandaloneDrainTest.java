@@ -51,7 +51,7 @@ class StandaloneDrainTest {
     }
 
     private StandaloneServer start(String... args) throws Exception {
-        StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse(Map.of(), args).port(0)
+        StandaloneServer server = new StandaloneServer(StandaloneOptions.parse(Map.of(), args).port(0)
                 .host("127.0.0.1"));
         closing.add(server);
         return server;

@@ -22,7 +22,7 @@ class StandaloneForwardedTest {
     }
 
     private void start(String... args) throws Exception {
-        server = new StandaloneServer(StandaloneServer.Options.parse(args).port(0).host("127.0.0.1"));
+        server = new StandaloneServer(StandaloneOptions.parse(args).port(0).host("127.0.0.1"));
     }
 
     /** The upgrade a browser on https://chat.example.com sends, as the proxy passes it on over plain HTTP. */

@@ -29,7 +29,7 @@ class StandaloneHealthTest {
 
     @Test
     void notReadyWhileStartingReadyOnceStartedNotReadyWhenShuttingDown() throws Exception {
-        StandaloneServer.Options options = StandaloneServer.Options.parse().port(0).host("127.0.0.1");
+        StandaloneOptions options = StandaloneOptions.parse().port(0).host("127.0.0.1");
         List<HttpResponse<String>> duringStart = new ArrayList<>();
         // Jetty serves by now, but the server has not finished starting: what a load balancer sees then.
         options.beforeReady = port -> {
@@ -68,7 +68,7 @@ class StandaloneHealthTest {
     @Test
     void notReadyWhileTheClusterIsUnavailable() throws Exception {
         FakeCluster cluster = new FakeCluster();
-        StandaloneServer.Options options = StandaloneServer.Options.parse().port(0).host("127.0.0.1");
+        StandaloneOptions options = StandaloneOptions.parse().port(0).host("127.0.0.1");
         options.testCluster = cluster;
         try (StandaloneServer server = new StandaloneServer(options)) {
             int port = server.getPort();

@@ -43,7 +43,7 @@ class StandaloneMetricsTest {
 
     @Test
     void countersMatchTheTrafficSent() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse().port(0)
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse().port(0)
                 .host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             Object[] handshake = bayeux(base, "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
@@ -112,12 +112,12 @@ class StandaloneMetricsTest {
 
     @Test
     void metricsCanBeSwitchedOffOrMovedToTheAdminPort() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse("--set",
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--set",
                 "metrics.enabled=false").port(0).host("127.0.0.1"))) {
             assertThat(server.getMetrics()).isNull();
             assertThat(get("http://127.0.0.1:" + server.getPort() + "/metrics").statusCode()).isEqualTo(404);
         }
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse("--set", "admin.port=0",
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--set", "admin.port=0",
                 "--set", "metrics.jmx=false").port(0).host("127.0.0.1"))) {
             assertThat(server.getAdminPort()).isPositive().isNotEqualTo(server.getPort());
             String admin = "http://127.0.0.1:" + server.getAdminPort();
@@ -130,7 +130,7 @@ class StandaloneMetricsTest {
 
     @Test
     void aBadKeyValueIsRefusedWithItsName() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> StandaloneServer.Options.parse("--set",
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> StandaloneOptions.parse("--set",
                 "admin.port=70000")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(
                 "admin.port=70000");
     }

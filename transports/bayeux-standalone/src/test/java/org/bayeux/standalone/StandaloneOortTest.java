@@ -38,17 +38,17 @@ class StandaloneOortTest {
     @Test
     void flagsAndSetKeysGiveTheSameConfiguration() throws Exception {
         Path secret = secretFile(SECRET + "\n");
-        StandaloneServer.Options flags = StandaloneServer.Options.parse("--oort-url", "http://10.0.0.1:8080/bayeux",
+        StandaloneOptions flags = StandaloneOptions.parse("--oort-url", "http://10.0.0.1:8080/bayeux",
                 "--oort-seeds", "http://10.0.0.2:8080/bayeux,http://10.0.0.3:8080/bayeux",
                 "--oort-secret-file", secret.toString(), "--oort-channels", "/chat/**,/news/*",
                 "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=3s",
                 "--set", "oort.maxMessageBytes=4096", "--set", "oort.maxQueue=50", "--set", "oort.maxQueueBytes=100000");
-        StandaloneServer.Options sets = StandaloneServer.Options.parse("--set", "oort.url=http://10.0.0.1:8080/bayeux",
+        StandaloneOptions sets = StandaloneOptions.parse("--set", "oort.url=http://10.0.0.1:8080/bayeux",
                 "--set", "oort.seeds=http://10.0.0.2:8080/bayeux,http://10.0.0.3:8080/bayeux",
                 "--set", "oort.secretFile=" + secret, "--set", "oort.channels=/chat/**,/news/*",
                 "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=3s",
                 "--set", "oort.maxMessageBytes=4096", "--set", "oort.maxQueue=50", "--set", "oort.maxQueueBytes=100000");
-        for (StandaloneServer.Options options : List.of(flags, sets)) {
+        for (StandaloneOptions options : List.of(flags, sets)) {
             OortConfig config = options.oortSettings.toConfig();
             assertThat(config.url()).isEqualTo("http://10.0.0.1:8080/bayeux");
             assertThat(config.seeds()).containsExactly("http://10.0.0.2:8080/bayeux", "http://10.0.0.3:8080/bayeux");
@@ -59,27 +59,27 @@ class StandaloneOortTest {
             assertThat(config.maxQueue()).isEqualTo(50);
             assertThat(config.maxQueueBytes()).isEqualTo(100_000);
         }
-        assertThat(StandaloneServer.Options.parse("--set", "oort.url=http://a:1/bayeux",
+        assertThat(StandaloneOptions.parse("--set", "oort.url=http://a:1/bayeux",
                 "--oort-url", "http://b:2/bayeux", "--oort-secret-file", secret.toString()).oortSettings.url())
                 .as("the flag wins over --set").isEqualTo("http://b:2/bayeux");
-        assertThat(StandaloneServer.Options.parse().oortSettings).as("no Oort by default").isNull();
+        assertThat(StandaloneOptions.parse().oortSettings).as("no Oort by default").isNull();
     }
 
     @Test
     void aMissingOrShortSecretStopsTheStartNamingTheKeyNeverTheSecret() throws Exception {
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://127.0.0.1:8080/bayeux"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://127.0.0.1:8080/bayeux"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.secretFile is missing");
         Path shortSecret = secretFile("too-short-but-secret\n");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://127.0.0.1:8080/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://127.0.0.1:8080/bayeux",
                 "--oort-secret-file", shortSecret.toString()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("oort.secretFile=" + shortSecret + " holds 20 bytes")
                 .hasMessageContaining("at least 32 bytes").hasMessageNotContaining("too-short-but-secret");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://127.0.0.1:8080/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://127.0.0.1:8080/bayeux",
                 "--oort-secret-file", dir.resolve("absent").toString()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.secretFile=" + dir.resolve("absent"))
                 .hasMessageContaining("a readable file");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "oort.secret=" + SECRET))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "oort.secret=" + SECRET))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--set oort.secret: give the secret in a file")
                 .hasMessageNotContaining(SECRET);
     }
@@ -87,27 +87,27 @@ class StandaloneOortTest {
     @Test
     void badValuesAndCombinationsAreRefusedNamingTheKey() throws Exception {
         String secret = secretFile(SECRET).toString();
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "ftp://x/y", "--oort-secret-file", secret))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "ftp://x/y", "--oort-secret-file", secret))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.url=ftp://x/y");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://a:1/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://a:1/bayeux",
                 "--oort-secret-file", secret, "--oort-seeds", "nowhere"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.seeds=nowhere");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://a:1/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://a:1/bayeux",
                 "--oort-secret-file", secret, "--oort-channels", "/meta/**"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.channels=/meta/**");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://a:1/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://a:1/bayeux",
                 "--oort-secret-file", secret, "--set", "oort.heartbeatInterval=often"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.heartbeatInterval=often");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://a:1/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://a:1/bayeux",
                 "--oort-secret-file", secret, "--set", "oort.heartbeatInterval=2s", "--set", "oort.peerTimeout=3s"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.peerTimeout=PT3S")
                 .hasMessageContaining("at least twice oort.heartbeatInterval");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--oort-url", "http://a:1/bayeux",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://a:1/bayeux",
                 "--oort-secret-file", secret, "--set", "oort.maxQueue=0"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.maxQueue=0");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "oort.seeds=http://a:1/bayeux"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "oort.seeds=http://a:1/bayeux"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--set oort.seeds: an Oort option, needs --oort-url");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--backplane", "redis://127.0.0.1:7001",
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
                 "--oort-url", "http://a:1/bayeux", "--oort-secret-file", secret))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--backplane and --oort-url: give one or the other");
     }
@@ -140,10 +140,10 @@ class StandaloneOortTest {
     @Test
     void twoServersStartedWithTheFlagsJoinAndForward() throws Exception {
         String secret = secretFile(SECRET).toString();
-        try (StandaloneServer a = new StandaloneServer(StandaloneServer.Options.parse("--oort-url",
+        try (StandaloneServer a = new StandaloneServer(StandaloneOptions.parse("--oort-url",
                 "http://127.0.0.1:0/bayeux", "--oort-secret-file", secret, "--oort-channels", "/chat/**",
                 "--set", "oort.heartbeatInterval=500ms").port(0).host("127.0.0.1"));
-                StandaloneServer b = new StandaloneServer(StandaloneServer.Options.parse("--oort-url",
+                StandaloneServer b = new StandaloneServer(StandaloneOptions.parse("--oort-url",
                         "http://127.0.0.1:0/bayeux", "--oort-secret-file", secret, "--oort-channels", "/chat/**",
                         "--oort-seeds", a.getOort().config().url()).port(0).host("127.0.0.1"))) {
             assertThat(a.getOort().config().url()).isEqualTo("http://127.0.0.1:" + a.getPort() + "/bayeux");

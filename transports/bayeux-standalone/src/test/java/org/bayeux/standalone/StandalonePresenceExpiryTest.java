@@ -51,7 +51,7 @@ class StandalonePresenceExpiryTest {
         List<BayeuxClient> clients = new ArrayList<>();
         Process nodeA = null;
         try (RedisProcess redis = RedisProcess.start();
-                StandaloneServer nodeB = new StandaloneServer(StandaloneServer.Options.parse("--backplane",
+                StandaloneServer nodeB = new StandaloneServer(StandaloneOptions.parse("--backplane",
                         redis.uri(), "--set", "presenceTtl=" + TTL.toMillis() + "ms", "--set", "timeout=5s")
                         .port(0).host("127.0.0.1"))) {
             RedisBackplane b = nodeB.getBackplane();

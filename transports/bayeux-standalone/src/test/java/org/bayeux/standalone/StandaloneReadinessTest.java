@@ -35,7 +35,7 @@ class StandaloneReadinessTest {
 
     @Test
     void aSingleNodeIsReadyAndOnlyGetAndHeadAreAnswered() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse().port(0)
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse().port(0)
                 .host("127.0.0.1"))) {
             HttpResponse<String> get = send(server, "GET");
             assertThat(get.statusCode()).isEqualTo(200);
@@ -52,7 +52,7 @@ class StandaloneReadinessTest {
     @Test
     void readyWithRedisNotReadyWhileItIsKilledAndReadyAgainAfterItsRestart() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
-                StandaloneServer server = new StandaloneServer(StandaloneServer.Options.parse("--backplane",
+                StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--backplane",
                         redis.uri(), "--set", "operationTimeout=500ms", "--set", "timeout=5s").port(0)
                         .host("127.0.0.1"))) {
             await("ready with Redis up").atMost(WAIT).pollInterval(Duration.ofMillis(50))

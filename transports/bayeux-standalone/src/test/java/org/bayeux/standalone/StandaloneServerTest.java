@@ -30,7 +30,7 @@ class StandaloneServerTest {
 
     @Test
     void servesTheEndpointAndTheDemoPage() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions
                 .parse("--demo", "--set", "timeout=5s", "--set", "allowedOrigins=http://a.example").port(0).host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             ContentResponse page = client.GET(base + "/");
@@ -52,7 +52,7 @@ class StandaloneServerTest {
     @Test
     void servesAStaticFolder(@TempDir Path folder) throws Exception {
         Files.writeString(folder.resolve("hello.txt"), "hello");
-        try (StandaloneServer server = new StandaloneServer(StandaloneServer.Options
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions
                 .parse("--static", folder.toString()).port(0).host("127.0.0.1"))) {
             ContentResponse file = client.GET("http://127.0.0.1:" + server.getPort() + "/hello.txt");
             assertThat(file.getContentAsString()).isEqualTo("hello");
@@ -61,19 +61,19 @@ class StandaloneServerTest {
 
     @Test
     void badArgumentsAreNamed() {
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--port", "http")).hasMessageContaining("--port http");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "timeout=never"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--port", "http")).hasMessageContaining("--port http");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "timeout=never"))
                 .hasMessageContaining("timeout=never");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "nope=1")).hasMessageContaining("nope");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--static", "/no/such/folder"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "nope=1")).hasMessageContaining("nope");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--static", "/no/such/folder"))
                 .hasMessageContaining("not a folder");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--frobnicate")).hasMessageContaining("--frobnicate");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--frobnicate")).hasMessageContaining("--frobnicate");
     }
 
     /** The command line as bin/bayeux uses it: a later option wins, --set adds up, help. */
     @Test
     void commandLineKeepsItsNamesAndDefaults() {
-        StandaloneServer.Options defaults = StandaloneServer.Options.parse();
+        StandaloneOptions defaults = StandaloneOptions.parse();
         assertThat(defaults.port).isEqualTo(8080);
         assertThat(defaults.host).isEqualTo("0.0.0.0");
         assertThat(defaults.maxConnections).isEqualTo(100_000);
@@ -81,7 +81,7 @@ class StandaloneServerTest {
         assertThat(defaults.minDataRate).isEqualTo(1024);
         assertThat(defaults.help).isFalse();
 
-        StandaloneServer.Options options = StandaloneServer.Options.parse("--port", "8080", "--demo", "--port", "9000",
+        StandaloneOptions options = StandaloneOptions.parse("--port", "8080", "--demo", "--port", "9000",
                 "--set", "timeout=5s", "--set", "wsIdleTimeout=2m", "--extensions", "timesync,timestamp",
                 "--header-timeout", "1s");
         assertThat(options.port).isEqualTo(9000);
@@ -92,14 +92,14 @@ class StandaloneServerTest {
         assertThat(options.extensions).containsExactly("timesync", "timestamp");
         assertThat(options.headerTimeout).isEqualTo(Duration.ofSeconds(1));
 
-        assertThat(StandaloneServer.Options.parse("--help").help).isTrue();
-        assertThat(StandaloneServer.Options.parse("-h").help).isTrue();
+        assertThat(StandaloneOptions.parse("--help").help).isTrue();
+        assertThat(StandaloneOptions.parse("-h").help).isTrue();
         assertThat(ServerCommandLine.usage()).contains("--port P", "--set KEY=VALUE", "--tls-keystore FILE",
                 "--max-connections N", "--header-timeout D", "--min-data-rate N", "--forwarded");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--set", "wsIdleTimeout=10ms"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "wsIdleTimeout=10ms"))
                 .hasMessageContaining("wsIdleTimeout=10ms");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--extensions", "ack,nope"))
+        assertThatThrownBy(() -> StandaloneOptions.parse("--extensions", "ack,nope"))
                 .hasMessageContaining("--extensions nope");
-        assertThatThrownBy(() -> StandaloneServer.Options.parse("--port")).hasMessageContaining("--port");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--port")).hasMessageContaining("--port");
     }
 }

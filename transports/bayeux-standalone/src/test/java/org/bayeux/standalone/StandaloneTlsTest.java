@@ -49,7 +49,7 @@ class StandaloneTlsTest {
     }
 
     private static StandaloneServer start(String... args) throws Exception {
-        return new StandaloneServer(StandaloneServer.Options.parse(args).port(0).host("127.0.0.1"));
+        return new StandaloneServer(StandaloneOptions.parse(args).port(0).host("127.0.0.1"));
     }
 
     private static SslContextFactory.Client trusting(TestCertificate certificate) {
@@ -145,7 +145,7 @@ class StandaloneTlsTest {
                 .hasMessageContaining("one or the other");
     }
 
-    private static StandaloneServer.Options parse(String... args) {
-        return StandaloneServer.Options.parse(args);
+    private static StandaloneOptions parse(String... args) {
+        return StandaloneOptions.parse(args);
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.bayeux.api.Message;
 import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,7 @@ class BackplaneDemoTest {
     private static final Duration WAIT = DemoChatter.WAIT;
 
     private static StandaloneServer node(RedisProcess redis) throws Exception {
-        return new StandaloneServer(StandaloneServer.Options.parse("--demo", "--backplane", redis.uri(),
+        return new StandaloneServer(StandaloneOptions.parse("--demo", "--backplane", redis.uri(),
                 "--set", "timeout=5s").port(0).host("127.0.0.1"));
     }
 

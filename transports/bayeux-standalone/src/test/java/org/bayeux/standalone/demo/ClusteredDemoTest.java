@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +28,7 @@ class ClusteredDemoTest {
         if (seed != null) {
             args.addAll(List.of("--oort-seeds", seed));
         }
-        return new StandaloneServer(StandaloneServer.Options.parse(args.toArray(String[]::new)).port(0)
+        return new StandaloneServer(StandaloneOptions.parse(args.toArray(String[]::new)).port(0)
                 .host("127.0.0.1"));
     }
 
