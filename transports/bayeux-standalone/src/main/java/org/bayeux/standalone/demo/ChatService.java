@@ -39,12 +39,14 @@ import org.bayeux.server.BayeuxService;
  *       from unnamed sessions.</li>
  *   <li>The service keeps the last messages of each room ({@link ChatHistory}: 50 messages and 32 KiB per room, 256
  *       rooms); whoever joins a room gets them, oldest first, in one {@code {"type":"history","room":…,
- *       "messages":[…]}} on the room's channel, delivered to that session only.</li>
+ *       "messages":[…]}} on the room's channel, delivered to that session only. Remote call
+ *       {@code /service/chat/history} with {@code {"room":…}} answers the same (a reloaded page's session is already
+ *       in its rooms, so it joins nothing and asks).</li>
  *   <li>Remote call {@code /service/chat/members} with {@code {"room":…}} answers the room's members, as
  *       {@code {"type":"members","room":…,"members":[…],"version":n}}.</li>
  *   <li>Remote call {@code /service/chat/private} with {@code {"to":name,"text":…}} delivers
- *       {@code {"type":"private","from":…,"to":…,"text":…}} on {@code /chat/private} to every session of that name,
- *       and answers {@code {"delivered":n}}.</li>
+ *       {@code {"type":"private","from":…,"to":…,"text":…,"time":ms}} on {@code /chat/private} to every session of
+ *       that name, and answers {@code {"delivered":n}}.</li>
  * </ul>
  *
  * <p>Clustered ({@link #ChatService(BayeuxServer, Cluster)}), the member lists and private messages span the nodes:
@@ -170,6 +172,7 @@ public final class ChatService extends BayeuxService {
             return membersMessage(room);
         });
         addService("/service/chat/private", this::sendPrivate);
+        addService("/service/chat/history", (requester, request) -> historyMessage(roomIn(request)));
         // Every room message, published here or forwarded by the cluster, reaches this subscription once stamped.
         getLocalSession().getChannel(ROOM_PREFIX + "*").subscribe(this::remember, null);
         if (cluster != null) {
@@ -227,15 +230,18 @@ public final class ChatService extends BayeuxService {
     }
 
     private void sendHistory(String room, ServerSession session) {
-        List<Map<String, Object>> messages = history.recent(room);
-        if (messages.isEmpty()) {
-            return;
+        Map<String, Object> data = historyMessage(room);
+        if (!((List<?>) data.get("messages")).isEmpty()) {
+            session.deliver(getLocalSession(), ROOM_PREFIX + room, data, Promise.noop());
         }
+    }
+
+    private Map<String, Object> historyMessage(String room) {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("type", "history");
         data.put("room", room);
-        data.put("messages", messages);
-        session.deliver(getLocalSession(), ROOM_PREFIX + room, data, Promise.noop());
+        data.put("messages", history.recent(room));
+        return data;
     }
 
     /** @return the last messages of the rooms */
@@ -259,6 +265,7 @@ public final class ChatService extends BayeuxService {
         note.put("from", from);
         note.put("to", to);
         note.put("text", text);
+        note.put("time", System.currentTimeMillis());
         if (cluster != null) {
             return Map.of("delivered", cluster.sendPrivate((String) to, note) ? 1 : 0);
         }

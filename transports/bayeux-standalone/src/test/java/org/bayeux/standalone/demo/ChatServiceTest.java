@@ -122,6 +122,10 @@ class ChatServiceTest {
             // Only the joiner gets the history: Ann hears the new member list, nothing else.
             assertThat(next(annInbox)).containsEntry("type", "members");
             assertThat(annInbox.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            // Asked (as a reloaded page, already in its rooms, does), the same history.
+            assertThat(call(ann, "/service/chat/history", Map.of("room", "late"))).isEqualTo(history);
+            assertThat(call(ann, "/service/chat/history", Map.of("room", "empty")).get("messages"))
+                    .isEqualTo(List.of());
         } finally {
             small.stop();
         }
