@@ -257,6 +257,8 @@ describe('the demo chat, polished', () => {
       await lee.page.locator('#room-list li', { hasText: 'a-rather-long-room-name' }).waitFor({ timeout: WAIT });
       const width = await lee.page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the chat is ${width} px wide`);
+      mkdirSync(join(PACKAGE_DIR, 'target', 'screenshots'), { recursive: true });
+      await lee.page.screenshot({ path: join(PACKAGE_DIR, 'target', 'screenshots', 'demo-chat-phone.png'), fullPage: true });
       for (const usable of ['#text', '#send-form button', '#room-name', '#member-list']) {
         const box = await lee.page.locator(usable).boundingBox();
         assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${usable} is off screen: ${JSON.stringify(box)}`);
