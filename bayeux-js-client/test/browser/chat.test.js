@@ -38,10 +38,10 @@ after(async () => {
  *
  * @param {string} base the server's base URL
  * @param {string} name
- * @param {{transports?: string, blockWebSocket?: boolean}} [options]
+ * @param {{transports?: string, blockWebSocket?: boolean, viewport?: {width: number, height: number}}} [options]
  */
 async function enter(base, name, options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1180, height: 640 } });
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1180, height: 640 } });
   const user = { context, page: null, webSocketAttempts: 0 };
   if (options.blockWebSocket) {
     // As behind a proxy that accepts the upgrade and then drops the connection before anything comes back.
@@ -74,9 +74,12 @@ async function say(page, text) {
   await page.press('#text', 'Enter');
 }
 
-/** Waits for a line in the conversation shown, and returns who it is from and what it says. */
+/**
+ * Waits for a line in the conversation shown, and returns who it is from and what it says. Lines of a room's history
+ * (messages from before the page joined) are not looked at: earlier tests' users spoke in the same rooms.
+ */
 async function line(page, text, kind = 'message') {
-  const item = page.locator(`#messages li.${kind}`, { hasText: text }).first();
+  const item = page.locator(`#messages li.${kind}:not(.history)`, { hasText: text }).first();
   await item.waitFor({ timeout: WAIT });
   if (kind === 'system') {
     return { from: null, text: await item.innerText() };
@@ -205,6 +208,135 @@ describe('the demo chat', () => {
       assert.deepEqual(result, { successful: true, kind: 'worker', timedOut: '406::timeout' });
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('the demo chat, polished', () => {
+  it('shows the login form alone, and no connection state, until a name is entered', async () => {
+    const context = await browser.newContext({ viewport: { width: 1180, height: 640 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.base}/`);
+      await page.locator('#login-form').waitFor({ timeout: WAIT });
+      assert.equal(await page.locator('#login').isVisible(), true);
+      for (const hidden of ['#chat', '#footer', '#status', '#banner', '#room-list', '#messages', '#member-list']) {
+        assert.equal(await page.locator(hidden).isVisible(), false, `${hidden} is visible before login`);
+      }
+      assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('chat')).display), 'none');
+      assert.equal(await page.locator('text=disconnected').count() > 0
+        && await page.locator('text=disconnected').first().isVisible(), false, 'a "disconnected" pill before login');
+      await page.fill('#name', 'Kim');
+      await page.click('#login-form button');
+      await expectStatus(page, 'connected');
+      assert.equal(await page.locator('#status').isVisible(), true);
+      assert.equal(await page.locator('#chat').isVisible(), true);
+      assert.equal(await page.locator('#login').isVisible(), false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('fits a phone 390 px wide, before and after login', async () => {
+    const phone = { width: 390, height: 844 };
+    const context = await browser.newContext({ viewport: phone });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.base}/`);
+      await page.locator('#login-form').waitFor({ timeout: WAIT });
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'the login view overflows');
+    } finally {
+      await context.close();
+    }
+    const lee = await enter(server.base, 'Lee', { viewport: phone });
+    try {
+      await say(lee.page, `A long word: ${'x'.repeat(120)} and a long line ${'of words '.repeat(30)}`);
+      await line(lee.page, 'A long word');
+      await lee.page.fill('#room-name', 'a-rather-long-room-name-for-a-phone-x');
+      await lee.page.click('#join-form button');
+      await lee.page.locator('#room-list li', { hasText: 'a-rather-long-room-name' }).waitFor({ timeout: WAIT });
+      const width = await lee.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the chat is ${width} px wide`);
+      mkdirSync(join(PACKAGE_DIR, 'target', 'screenshots'), { recursive: true });
+      await lee.page.screenshot({ path: join(PACKAGE_DIR, 'target', 'screenshots', 'demo-chat-phone.png'), fullPage: true });
+      for (const usable of ['#text', '#send-form button', '#room-name', '#member-list']) {
+        const box = await lee.page.locator(usable).boundingBox();
+        assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${usable} is off screen: ${JSON.stringify(box)}`);
+      }
+      assert.equal(lee.pageError, undefined);
+    } finally {
+      await close(lee);
+    }
+  });
+
+  it('shows the time of each message, by the server\'s clock', async () => {
+    const mia = await enter(server.base, 'Mia');
+    const ned = await enter(server.base, 'Ned');
+    try {
+      const before = Date.now();
+      await say(mia.page, 'What time is it?');
+      for (const { page } of [mia, ned]) {
+        await line(page, 'What time is it?');
+        const stamp = page.locator('#messages li.message:not(.history)', { hasText: 'What time is it?' }).locator('time.time');
+        assert.match(await stamp.innerText(), /\d{1,2}:\d{2}/);
+        const when = Date.parse(await stamp.getAttribute('datetime'));
+        assert.ok(when >= before - 60000 && when <= Date.now() + 60000, `time ${new Date(when).toISOString()}`);
+      }
+      await ned.page.click('#member-list li:has-text("Mia")');
+      await ned.page.locator('#text').pressSequentially('psst');
+      await ned.page.press('#text', 'Enter');
+      await line(mia.page, 'psst', 'private');
+      assert.match(await mia.page.locator('#messages li.private', { hasText: 'psst' }).locator('time').innerText(),
+        /\d{1,2}:\d{2}/);
+    } finally {
+      await close(mia, ned);
+    }
+  });
+
+  it('shows someone who joins late the room\'s last messages, once each, also after a reload', async () => {
+    const room = 'late-joiners';
+    const joinRoom = async (page) => {
+      await page.fill('#room-name', room);
+      await page.click('#join-form button');
+      await page.locator('#room-title', { hasText: room }).waitFor({ timeout: WAIT });
+    };
+    const history = (page) => page.evaluate(() => [...document.querySelectorAll('#messages li.message')]
+      .map((li) => ({
+        from: li.querySelector('.from').textContent,
+        text: li.querySelector('.text').textContent,
+        time: Boolean(li.querySelector('time')),
+        history: li.classList.contains('history'),
+      })));
+    const ora = await enter(server.base, 'Ora');
+    let pia;
+    try {
+      await joinRoom(ora.page);
+      for (const text of ['first', 'second', 'third']) {
+        await say(ora.page, `Ora's ${text} word`);
+        await line(ora.page, `Ora's ${text} word`);
+      }
+      pia = await enter(server.base, 'Pia');
+      await joinRoom(pia.page);
+      const expected = ['first', 'second', 'third'].map((text) => ({
+        from: 'Ora', text: `Ora's ${text} word`, time: true, history: true,
+      }));
+      await pia.page.locator('#messages li.history', { hasText: 'third' }).waitFor({ timeout: WAIT });
+      assert.deepEqual(await history(pia.page), expected);
+      await say(pia.page, 'Hi Ora, I read what you said');
+      await line(ora.page, 'I read what you said');
+      await line(pia.page, 'I read what you said');
+      // Ora, already in the room, got no history; Pia's reload resumes the session in the room, and asks for it.
+      assert.equal(await ora.page.locator('#messages li.history').count(), 0);
+      await pia.page.reload();
+      await expectStatus(pia.page, 'connected');
+      await pia.page.locator('#room-title', { hasText: room }).waitFor({ timeout: WAIT });
+      await pia.page.locator('#messages li.history', { hasText: 'I read what you said' }).waitFor({ timeout: WAIT });
+      assert.deepEqual(await history(pia.page), [...expected,
+        { from: 'Pia', text: 'Hi Ora, I read what you said', time: true, history: true }]);
+      assert.equal(ora.pageError, undefined);
+      assert.equal(pia.pageError, undefined);
+    } finally {
+      await close(ora, ...(pia ? [pia] : []));
     }
   });
 });

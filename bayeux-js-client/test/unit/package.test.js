@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runInNewContext } from 'node:vm';
@@ -53,5 +54,16 @@ describe('the package', () => {
   it('builds a single ES module with the same exports', { skip: !existsSync(join(PACKAGE_DIR, 'dist')) && 'run npm run build' }, async () => {
     const bundled = await import(join(PACKAGE_DIR, 'dist', 'bayeux.mjs'));
     assert.deepEqual(Object.keys(bundled).sort(), exported);
+  });
+
+  it('builds a CommonJS module with the same exports, and declarations for every build', { skip: !existsSync(join(PACKAGE_DIR, 'dist')) && 'run npm run build' }, () => {
+    const required = createRequire(import.meta.url)(join(PACKAGE_DIR, 'dist', 'bayeux.cjs'));
+    assert.deepEqual(Object.keys(required).sort(), exported);
+    const declarations = readFileSync(join(PACKAGE_DIR, 'types', 'index.d.ts'), 'utf8');
+    for (const copy of ['bayeux.d.mts', 'bayeux.d.cts']) {
+      assert.ok(readFileSync(join(PACKAGE_DIR, 'dist', copy), 'utf8').endsWith(declarations), copy);
+    }
+    assert.match(readFileSync(join(PACKAGE_DIR, 'dist', 'bayeux.d.ts'), 'utf8'),
+      /declare global \{\n {2}const Bayeux: typeof import\('\.\/bayeux\.mjs'\);/);
   });
 });

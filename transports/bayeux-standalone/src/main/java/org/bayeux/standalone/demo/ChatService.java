@@ -1,14 +1,18 @@
 package org.bayeux.standalone.demo;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
 import org.bayeux.api.Promise;
+import org.bayeux.api.client.ClientSessionChannel;
+import org.bayeux.api.Message;
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
@@ -30,13 +34,19 @@ import org.bayeux.server.BayeuxService;
  *       change, so a client keeps the list of the highest version it has seen (since its handshake: the versions
  *       of a restarted server start again).</li>
  *   <li>Clients publish {@code {"text":…}} on a room's channel; the service stamps the sender's name
- *       ({@code {"type":"message","room":…,"from":…,"text":…}}), so nobody can speak for someone else, and refuses
- *       messages from unnamed sessions.</li>
+ *       ({@code {"type":"message","room":…,"from":…,"text":…,"time":ms,"id":…}}: {@code time} the server's clock in
+ *       milliseconds since the epoch, {@code id} unique), so nobody can speak for someone else, and refuses messages
+ *       from unnamed sessions.</li>
+ *   <li>The service keeps the last messages of each room ({@link ChatHistory}: 50 messages and 32 KiB per room, 256
+ *       rooms); whoever joins a room gets them, oldest first, in one {@code {"type":"history","room":…,
+ *       "messages":[…]}} on the room's channel, delivered to that session only. Remote call
+ *       {@code /service/chat/history} with {@code {"room":…}} answers the same (a reloaded page's session is already
+ *       in its rooms, so it joins nothing and asks).</li>
  *   <li>Remote call {@code /service/chat/members} with {@code {"room":…}} answers the room's members, as
  *       {@code {"type":"members","room":…,"members":[…],"version":n}}.</li>
  *   <li>Remote call {@code /service/chat/private} with {@code {"to":name,"text":…}} delivers
- *       {@code {"type":"private","from":…,"to":…,"text":…}} on {@code /chat/private} to every session of that name,
- *       and answers {@code {"delivered":n}}.</li>
+ *       {@code {"type":"private","from":…,"to":…,"text":…,"time":ms}} on {@code /chat/private} to every session of
+ *       that name, and answers {@code {"delivered":n}}.</li>
  * </ul>
  *
  * <p>Clustered ({@link #ChatService(BayeuxServer, Cluster)}), the member lists and private messages span the nodes:
@@ -44,7 +54,9 @@ import org.bayeux.server.BayeuxService;
  * then delivered to this node's subscribers of the room only (each node sends its own, so a client's versions come
  * from one node and grow), and a private message reaches the name's sessions on every node ({@code delivered} is 1
  * when at least one node has the name, else 0). Room messages themselves cross the nodes by the cluster's
- * forwarding of {@code /chat/room/*}.</p>
+ * forwarding of {@code /chat/room/*}. The history is kept by every node from the room messages it receives (its
+ * local session subscribes to {@code /chat/room/*}, so it also receives those the cluster forwards): a node started
+ * after some messages were sent does not have them.</p>
  */
 public final class ChatService extends BayeuxService {
     /** The session attribute holding the chat name. */
@@ -61,6 +73,7 @@ public final class ChatService extends BayeuxService {
     private long membersVersion;
     /** Null for one node. */
     private final Cluster cluster;
+    private final ChatHistory history;
 
     /**
      * What a clustered chat needs from the cluster: where names and room memberships of this node are shared, and
@@ -105,8 +118,18 @@ public final class ChatService extends BayeuxService {
      * @param cluster where rooms and names are shared with the other nodes; null for one node
      */
     public ChatService(BayeuxServer server, Cluster cluster) {
+        this(server, cluster, new ChatHistory());
+    }
+
+    /**
+     * @param server the server to serve
+     * @param cluster where rooms and names are shared with the other nodes; null for one node
+     * @param history where the last messages of the rooms are kept
+     */
+    public ChatService(BayeuxServer server, Cluster cluster, ChatHistory history) {
         super(server, "chat");
         this.cluster = cluster;
+        this.history = history;
         server.addSessionListener(new SessionListener() {
             @Override
             public void sessionAdded(ServerSession session, ServerMessage handshake) {
@@ -129,6 +152,7 @@ public final class ChatService extends BayeuxService {
             public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
                 String room = roomOf(channel.getId());
                 if (room != null && nameOf(session) != null && change(room, session, true)) {
+                    sendHistory(room, session);
                     publishMembers(room);
                 }
             }
@@ -148,6 +172,9 @@ public final class ChatService extends BayeuxService {
             return membersMessage(room);
         });
         addService("/service/chat/private", this::sendPrivate);
+        addService("/service/chat/history", (requester, request) -> historyMessage(roomIn(request)));
+        // Every room message, published here or forwarded by the cluster, reaches this subscription once stamped.
+        getLocalSession().getChannel(ROOM_PREFIX + "*").subscribe(this::remember, null);
         if (cluster != null) {
             cluster.attach(this);
         }
@@ -177,8 +204,49 @@ public final class ChatService extends BayeuxService {
         data.put("room", room);
         data.put("from", name);
         data.put("text", text);
+        data.put("time", System.currentTimeMillis());
+        data.put("id", UUID.randomUUID().toString());
         message.setData(data);
         return true;
+    }
+
+    private void remember(ClientSessionChannel channel, Message message) {
+        String room = roomOf(message.getChannel());
+        Map<String, Object> data = message.getDataAsMap();
+        if (room == null || data == null || !"message".equals(data.get("type"))
+                || !(data.get("from") instanceof String from) || !(data.get("text") instanceof String text)
+                || !(data.get("time") instanceof Number time) || !(data.get("id") instanceof String id)) {
+            return;
+        }
+        // A copy of the known fields only: another node's message is kept as this node would have made it.
+        Map<String, Object> kept = new LinkedHashMap<>();
+        kept.put("type", "message");
+        kept.put("room", room);
+        kept.put("from", from);
+        kept.put("text", text.length() > MAX_TEXT_LENGTH ? text.substring(0, MAX_TEXT_LENGTH) : text);
+        kept.put("time", time.longValue());
+        kept.put("id", id);
+        history.add(room, Collections.unmodifiableMap(kept));
+    }
+
+    private void sendHistory(String room, ServerSession session) {
+        Map<String, Object> data = historyMessage(room);
+        if (!((List<?>) data.get("messages")).isEmpty()) {
+            session.deliver(getLocalSession(), ROOM_PREFIX + room, data, Promise.noop());
+        }
+    }
+
+    private Map<String, Object> historyMessage(String room) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("type", "history");
+        data.put("room", room);
+        data.put("messages", history.recent(room));
+        return data;
+    }
+
+    /** @return the last messages of the rooms */
+    public ChatHistory history() {
+        return history;
     }
 
     private Object sendPrivate(ServerSession requester, ServerMessage request) {
@@ -197,6 +265,7 @@ public final class ChatService extends BayeuxService {
         note.put("from", from);
         note.put("to", to);
         note.put("text", text);
+        note.put("time", System.currentTimeMillis());
         if (cluster != null) {
             return Map.of("delivered", cluster.sendPrivate((String) to, note) ? 1 : 0);
         }

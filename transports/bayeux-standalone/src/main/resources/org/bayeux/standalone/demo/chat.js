@@ -3,7 +3,9 @@
 // Protocol (see ChatService on the server): the name travels in the handshake's ext; subscribing to
 // /chat/room/<room> joins the room, and the service publishes the member list there after every change, with a
 // version: two lists published at once may arrive in either order, so the page keeps the newest; private messages
-// go through the /service/chat/private remote call and arrive on /chat/private.
+// go through the /service/chat/private remote call and arrive on /chat/private. Messages carry the server's time
+// and an id; whoever joins a room gets its last messages in one {type: "history"} (a reloaded page, whose session is
+// still in its rooms, asks with /service/chat/history); the ids keep a message from showing twice.
 //
 // URL options: ?transports=long-polling (or a comma-separated list) to force transports; ?log=debug.
 
@@ -25,7 +27,10 @@ client.registerExtension('reload', new ReloadExtension());
 
 /** @type {{name: string | null, rooms: string[], current: string | null}} */
 const state = loadState();
-/** room → {subscription, messages: Node[], members: string[], membersVersion: number, unread: number} */
+/**
+ * room → {subscription, messages: Node[], seen: Set<string> (ids of the messages shown), members: string[],
+ * membersVersion: number, unread: number}
+ */
 const rooms = new Map();
 
 // --------------------------------------------------------------------------------------------- connection state
@@ -36,6 +41,7 @@ client.addStatusListener((status, previous) => {
   const pill = $('status');
   pill.textContent = status;
   pill.dataset.status = status;
+  pill.hidden = false;
   $('transport').textContent = client.getTransport() ? `over ${client.getTransport()}` : '';
   $('session').textContent = client.getClientId() ?? '';
   if (status === 'unconnected' || (status === 'rehandshaking' && everConnected)) {
@@ -124,7 +130,7 @@ function join(room) {
   if (rooms.has(room)) {
     return;
   }
-  const entry = { subscription: null, messages: [], members: [], membersVersion: -1, unread: 0 };
+  const entry = { subscription: null, messages: [], seen: new Set(), members: [], membersVersion: -1, unread: 0 };
   rooms.set(room, entry);
   entry.subscription = client.subscribe(`/chat/room/${room}`, (message) => onRoomMessage(room, message));
   entry.subscription.ready.then(async (reply) => {
@@ -136,6 +142,13 @@ function join(room) {
     const answer = await client.remoteCall('chat/members', { room });
     if (answer.successful) {
       setMembers(room, answer.data);
+    }
+    if (resumed) {
+      // Nor does its history: ask (the ids drop what was delivered anyway).
+      const earlier = await client.remoteCall('chat/history', { room });
+      if (earlier.successful) {
+        addHistory(room, earlier.data);
+      }
     }
   });
   if (!state.rooms.includes(room)) {
@@ -222,13 +235,39 @@ function onRoomMessage(room, message) {
   if (data.type === 'members') {
     setMembers(room, data);
   } else if (data.type === 'message') {
-    addLine(room, line('message', data.from, data.text));
+    addMessage(room, data, 'message');
+  } else if (data.type === 'history') {
+    addHistory(room, data);
   }
 }
 
+/** The room's last messages, oldest first, from before this page joined. */
+function addHistory(room, { messages }) {
+  if (Array.isArray(messages)) {
+    for (const data of messages) {
+      addMessage(room, data, 'message history');
+    }
+  }
+}
+
+function addMessage(room, data, kind) {
+  const entry = rooms.get(room);
+  if (!entry || (typeof data.id === 'string' && entry.seen.has(data.id))) {
+    return;
+  }
+  if (typeof data.id === 'string') {
+    entry.seen.add(data.id);
+    if (entry.seen.size > 4 * MAX_MESSAGES_PER_ROOM) {
+      // Bounded: the oldest ids are of messages no history will bring again.
+      entry.seen.delete(entry.seen.values().next().value);
+    }
+  }
+  addLine(room, line(kind, data.from, data.text, data.time));
+}
+
 client.addListener('/chat/private', (message) => {
-  const { from, text } = message.data ?? {};
-  addLine(state.current, line('private', `${from} (to you)`, text));
+  const { from, text, time } = message.data ?? {};
+  addLine(state.current, line('private', `${from} (to you)`, text, time));
 });
 
 $('send-form').addEventListener('submit', async (event) => {
@@ -245,7 +284,7 @@ $('send-form').addEventListener('submit', async (event) => {
     const [, to, body] = direct;
     const answer = await client.remoteCall('chat/private', { to, text: body });
     if (answer.successful && answer.data.delivered > 0) {
-      addLine(room, line('private', `you (to ${to})`, body));
+      addLine(room, line('private', `you (to ${to})`, body, Date.now()));
     } else {
       systemLine(answer.successful ? `Nobody called ${to} is here.` : `Not sent: ${answer.error}`, room);
     }
@@ -257,10 +296,23 @@ $('send-form').addEventListener('submit', async (event) => {
   }
 });
 
-function line(kind, from, text) {
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+function line(kind, from, text, time) {
   const li = document.createElement('li');
   li.className = kind;
   li.dataset.from = from;
+  if (Number.isFinite(time)) {
+    // The server's clock: the same time for everyone; shown in the reader's zone, the full date on hover.
+    const when = new Date(time);
+    const stamp = document.createElement('time');
+    stamp.className = 'time';
+    stamp.dateTime = when.toISOString();
+    stamp.title = day.format(when);
+    stamp.textContent = clock.format(when);
+    li.append(stamp);
+  }
   const who = document.createElement('span');
   who.className = 'from';
   who.textContent = from;
@@ -286,6 +338,14 @@ function addLine(room, li) {
   entry.messages.push(li);
   if (entry.messages.length > MAX_MESSAGES_PER_ROOM) {
     entry.messages.shift().remove();
+  }
+  if (li.classList.contains('history')) {
+    // Old news: shown, never counted as unread.
+    if (room === state.current) {
+      $('messages').append(li);
+      scrollToEnd();
+    }
+    return;
   }
   if (room === state.current) {
     $('messages').append(li);
@@ -357,6 +417,8 @@ function saveState() {
   }
 }
 
+// A page reloaded after entering: the reload extension resumes its session, already in its rooms.
+const resumed = Boolean(state.name);
 if (state.name) {
   $('name').value = state.name;
   enter();

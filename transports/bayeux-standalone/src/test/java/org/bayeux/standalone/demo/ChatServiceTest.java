@@ -84,6 +84,54 @@ class ChatServiceTest {
     }
 
     @Test
+    void aMessageCarriesTheServersTimeAndAnId() throws Exception {
+        LocalSession ann = named("Ann");
+        BlockingQueue<Message> annInbox = join(ann, "clock");
+        next(annInbox);
+        long before = System.currentTimeMillis();
+        ann.getChannel("/chat/room/clock").publish(Map.of("text", "tick"), null);
+        Map<String, Object> message = next(annInbox);
+        assertThat((Long) message.get("time")).isBetween(before, System.currentTimeMillis());
+        assertThat(message.get("id")).isInstanceOf(String.class);
+    }
+
+    @Test
+    void someoneWhoJoinsLateGetsTheRoomsLastMessagesBoundedOldestFirst() throws Exception {
+        BayeuxServerImpl small = new BayeuxServerImpl(BayeuxServerConfig.defaults());
+        try {
+            new ChatService(small, null, new ChatHistory(3, 100_000, 10));
+            LocalSession ann = small.newLocalSession("Ann");
+            ann.handshake(Map.of("ext", Map.of("chat", Map.of("name", "Ann"))), null);
+            BlockingQueue<Message> annInbox = join(ann, "late");
+            assertThat(next(annInbox)).containsEntry("type", "members");
+            for (int i = 1; i <= 5; i++) {
+                ann.getChannel("/chat/room/late").publish(Map.of("text", "m" + i), null);
+                assertThat(next(annInbox)).containsEntry("text", "m" + i);
+            }
+            LocalSession bob = small.newLocalSession("Bob");
+            bob.handshake(Map.of("ext", Map.of("chat", Map.of("name", "Bob"))), null);
+            BlockingQueue<Message> bobInbox = join(bob, "late");
+            Map<String, Object> history = next(bobInbox);
+            assertThat(history).containsEntry("type", "history").containsEntry("room", "late");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> messages = (List<Map<String, Object>>) history.get("messages");
+            assertThat(messages).extracting(m -> m.get("text")).containsExactly("m3", "m4", "m5");
+            assertThat(messages).allSatisfy(m -> assertThat(m).containsEntry("from", "Ann")
+                    .containsEntry("type", "message").containsKeys("time", "id"));
+            assertThat(next(bobInbox)).containsEntry("type", "members").containsEntry("members", List.of("Ann", "Bob"));
+            // Only the joiner gets the history: Ann hears the new member list, nothing else.
+            assertThat(next(annInbox)).containsEntry("type", "members");
+            assertThat(annInbox.poll(200, TimeUnit.MILLISECONDS)).isNull();
+            // Asked (as a reloaded page, already in its rooms, does), the same history.
+            assertThat(call(ann, "/service/chat/history", Map.of("room", "late"))).isEqualTo(history);
+            assertThat(call(ann, "/service/chat/history", Map.of("room", "empty")).get("messages"))
+                    .isEqualTo(List.of());
+        } finally {
+            small.stop();
+        }
+    }
+
+    @Test
     void aSessionWithoutANameCannotSpeakNorJoinTheMemberList() throws Exception {
         LocalSession anonymous = named(null);
         LocalSession bob = named("Bob");

@@ -49,6 +49,10 @@ final class DemoChatter implements AutoCloseable {
         assertThat(subscribed.isSuccessful()).isTrue();
     }
 
+    private static List<Object> texts(List<Map<String, Object>> messages) {
+        return messages.stream().map(m -> m.get("text")).toList();
+    }
+
     Object memberList() {
         return members.get().get("members");
     }
@@ -82,6 +86,10 @@ final class DemoChatter implements AutoCloseable {
             assertThat(bob.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("type", "message")
                     .containsEntry("from", "Ann").containsEntry("text", "hi Bob");
             assertThat(ann.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Ann");
+            // Both nodes keep it (b from the cluster's forward), before the next one, so that their order is known.
+            await("the first message in both histories").atMost(WAIT).until(() ->
+                    texts(a.getChat().history().recent("lobby")).equals(List.of("hi Bob"))
+                    && texts(b.getChat().history().recent("lobby")).equals(List.of("hi Bob")));
             assertThat(bob.client.getChannel("/chat/room/lobby").publishAsync(Map.of("text", "hi Ann"))
                     .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
             assertThat(ann.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Bob")
@@ -105,6 +113,23 @@ final class DemoChatter implements AutoCloseable {
             assertThat(ann.said).as("each message once").isEmpty();
             assertThat(ann.privately).isEmpty();
             assertThat(bob.privately).as("each private message once").isEmpty();
+
+            // Someone who joins late, on either node, gets the room's last messages, whichever node they were sent on.
+            await("both messages in both histories").atMost(WAIT).until(() ->
+                    texts(a.getChat().history().recent("lobby")).equals(List.of("hi Bob", "hi Ann"))
+                    && texts(b.getChat().history().recent("lobby")).equals(List.of("hi Bob", "hi Ann")));
+            try (DemoChatter carol = new DemoChatter(b, "Carol", ClientTransport.LONG_POLLING)) {
+                Map<String, Object> history = carol.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertThat(history).containsEntry("type", "history").containsEntry("room", "lobby");
+                @SuppressWarnings("unchecked")
+                List<Map<String, Object>> messages = (List<Map<String, Object>>) history.get("messages");
+                assertThat(texts(messages)).containsExactly("hi Bob", "hi Ann");
+                assertThat(messages).extracting(m -> m.get("from")).containsExactly("Ann", "Bob");
+                assertThat(carol.client.disconnectAsync().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
+            }
+            await("Carol left the list on Ann's node").atMost(WAIT)
+                    .untilAsserted(() -> assertThat(ann.memberList()).isEqualTo(List.of("Ann")));
+            assertThat(ann.said).as("the history only to the joiner").isEmpty();
             return ann;
         } catch (Exception | AssertionError failure) {
             ann.close();
