@@ -2,6 +2,7 @@
 # Issue 21's benchmark: profile (c) (10,000 WebSocket clients, 100 rooms, 1 each, 200 msg/s, raw client, one
 # publisher) against the standalone server with metrics off and on, alternately, ROUNDS times each. With metrics on,
 # /metrics is scraped every SCRAPE seconds during the run (Prometheus' default is 15 s; 5 s is harsher).
+# Every client comes from 127.0.0.1, so the per-address handshake and session limits are off (as in the load server).
 # Server CPU is user + system time from /proc over the load run (ramp-up, warm-up, measured minute and drain).
 # Usage: docs/benchmarks/metrics-onoff.sh OUTDIR [ROUNDS]   (env: DUR, SCRAPE)
 set -euo pipefail
@@ -20,7 +21,8 @@ javapid() { local c; c=$(pgrep -P "$1" java || true); echo "${c:-$1}"; }
 for round in $(seq 1 "$ROUNDS"); do
   for metrics in false true; do
     label="metrics-$metrics-$round"; pids=()
-    "$ROOT/bin/bayeux" server --port 18091 --host 127.0.0.1 --set metrics.enabled=$metrics > "$OUT/$label.log" 2>&1 &
+    "$ROOT/bin/bayeux" server --port 18091 --host 127.0.0.1 --set metrics.enabled=$metrics \
+      --set maxHandshakesPerAddressPerSecond=-1 --set maxSessionsPerAddress=-1 > "$OUT/$label.log" 2>&1 &
     pids+=($!)
     for i in $(seq 1 300); do grep -q "Listening on" "$OUT/$label.log" && break; sleep 0.2; done
     j=$(javapid "${pids[0]}"); c0=$(cpu "$j")
