@@ -47,13 +47,10 @@ final class MetricsHandler extends Handler.Wrapper {
         if (!metrics || admin != null && !onAdmin) {
             return super.handle(request, response, callback);
         }
-        String method = request.getMethod();
-        if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
-            response.setStatus(HttpStatus.METHOD_NOT_ALLOWED_405);
-            response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
-            callback.succeeded();
+        if (Readiness.refusedUnlessGetOrHead(request, response, callback)) {
             return true;
         }
+        String method = request.getMethod();
         response.setStatus(HttpStatus.OK_200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, MetricsExport.PROMETHEUS_CONTENT_TYPE);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");

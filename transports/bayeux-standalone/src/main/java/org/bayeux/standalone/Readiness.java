@@ -108,6 +108,23 @@ final class Readiness extends Handler.Wrapper {
         return cluster == null || cluster.isAvailable() ? null : reason;
     }
 
+    /**
+     * Answers 405 (with {@code Allow: GET, HEAD}) to any other method: what the health checks and {@code /metrics}
+     * take.
+     *
+     * @return true if the request was answered so
+     */
+    static boolean refusedUnlessGetOrHead(Request request, Response response, Callback callback) {
+        String method = request.getMethod();
+        if (HttpMethod.GET.is(method) || HttpMethod.HEAD.is(method)) {
+            return false;
+        }
+        response.setStatus(HttpStatus.METHOD_NOT_ALLOWED_405);
+        response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
+        callback.succeeded();
+        return true;
+    }
+
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String path = Request.getPathInContext(request);
@@ -115,13 +132,10 @@ final class Readiness extends Handler.Wrapper {
         if (!live && !PATH.equals(path) && !READY_PATH.equals(path)) {
             return super.handle(request, response, callback);
         }
-        String method = request.getMethod();
-        if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
-            response.setStatus(HttpStatus.METHOD_NOT_ALLOWED_405);
-            response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
-            callback.succeeded();
+        if (refusedUnlessGetOrHead(request, response, callback)) {
             return true;
         }
+        String method = request.getMethod();
         String notReady = live ? null : notReadyReason();
         response.setStatus(notReady == null ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
