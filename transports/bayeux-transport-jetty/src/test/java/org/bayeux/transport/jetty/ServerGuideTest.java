@@ -123,10 +123,13 @@ class ServerGuideTest {
                     + alice.clientId + "\"}");
             users.notify("alice", Map.of("note", "for alice"));
             users.notify("bob", Map.of("note", "for bob"));
-            alice.connect();
-            assertThat(alice.inbox).contains(Map.of("/chat/room", Map.of("text", "hi", "from", "alice")),
-                    Map.of("/service/echo", Map.of("echo", Map.of("q", 42L))),
-                    Map.of("/users/alice", Map.of("note", "for alice")));
+            // Connects answered at once (advice timeout 0) until all three arrived, in case one is still on its way.
+            await().atMost(WAIT).untilAsserted(() -> {
+                alice.connect();
+                assertThat(alice.inbox).contains(Map.of("/chat/room", Map.of("text", "hi", "from", "alice")),
+                        Map.of("/service/echo", Map.of("echo", Map.of("q", 42L))),
+                        Map.of("/users/alice", Map.of("note", "for alice")));
+            });
             assertThat(alice.inbox).noneMatch(message -> message.containsKey("/users/bob"));
 
             // The dequeue listener sends only each stock's newest quote.
