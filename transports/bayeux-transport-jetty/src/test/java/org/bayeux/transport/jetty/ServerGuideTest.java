@@ -14,6 +14,9 @@ import java.util.stream.Stream;
 
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.transport.jetty.example.DocSnippets;
 import org.bayeux.transport.jetty.example.EchoService;
 import org.bayeux.transport.jetty.example.EmbeddedServer;
 import org.bayeux.transport.jetty.example.Listeners;
@@ -39,28 +42,60 @@ class ServerGuideTest {
     private static final Path ROOT = Path.of("..", "..");
     private static final Path EXAMPLES = Path.of("src", "test", "java", "org", "bayeux", "transport", "jetty",
             "example");
-    private static final Pattern BLOCK = Pattern.compile("// BEGIN ([a-z-]+)\\n(.*?)\\n// END \\1", Pattern.DOTALL);
+    private static final Pattern BLOCK = Pattern.compile("// BEGIN ([a-z-]+)\\n(.*?)\\n\\s*// END \\1",
+            Pattern.DOTALL);
+    /** The doc that shows each example; the others are in docs/server-guide.md. */
+    private static final Map<String, String> DOCS = Map.of("embedding", "README.md",
+            "configuration", "docs/configuration.md", "extensions", "docs/extensions.md",
+            "transports", "docs/transports.md", "deployment", "docs/deployment.md",
+            "json-codecs", "docs/json-codecs.md");
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @Test
     void theDocsShowTheCompiledExamples() throws Exception {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        String guide = Files.readString(ROOT.resolve("docs").resolve("server-guide.md"));
         Map<String, String> blocks = new TreeMap<>();
         try (Stream<Path> files = Files.list(EXAMPLES)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".java")).collect(Collectors.toList())) {
                 Matcher block = BLOCK.matcher(Files.readString(file));
                 while (block.find()) {
-                    blocks.put(block.group(1), block.group(2));
+                    blocks.put(block.group(1), dedent(block.group(2)));
                 }
             }
         }
-        assertThat(blocks.keySet()).containsExactly("embedding", "extension", "listeners", "private-channels",
-                "security-policy", "service");
-        blocks.forEach((name, code) -> {
-            String doc = name.equals("embedding") ? readme : guide;
-            assertThat(doc).as("the docs show example '%s' as compiled", name).contains("```java\n" + code + "\n```");
-        });
+        assertThat(blocks.keySet()).containsExactly("configuration", "deployment", "embedding", "extension",
+                "extensions", "json-codecs", "listeners", "private-channels", "security-policy", "service",
+                "transports");
+        for (Map.Entry<String, String> block : blocks.entrySet()) {
+            String doc = DOCS.getOrDefault(block.getKey(), "docs/server-guide.md");
+            assertThat(Files.readString(ROOT.resolve(doc))).as("%s shows example '%s' as compiled", doc, block.getKey())
+                    .contains("```java\n" + block.getValue() + "\n```");
+        }
+    }
+
+    @Test
+    void theDocsFragmentsWork() throws Exception {
+        BayeuxEngine configured = DocSnippets.configuration();
+        try {
+            assertThat(configured.getTransportNames()).isNotNull();
+        } finally {
+            configured.stop();
+        }
+        BayeuxEngine extended = DocSnippets.extensions(BayeuxServerConfig.defaults());
+        try {
+            assertThat(extended.getExtensions()).hasSize(3);
+        } finally {
+            extended.stop();
+        }
+        assertThat(new DocSnippets().jsonCodecs().parse("{\"a\":[1]}")).isEqualTo(Map.of("a", List.of(1L)));
+    }
+
+    /** Removes the indentation a block has in its source. */
+    private static String dedent(String block) {
+        List<String> lines = block.lines().collect(Collectors.toList());
+        int indent = lines.stream().filter(line -> !line.isBlank())
+                .mapToInt(line -> line.length() - line.stripLeading().length()).min().orElse(0);
+        return lines.stream().map(line -> line.isBlank() ? "" : line.substring(indent))
+                .collect(Collectors.joining("\n"));
     }
 
     @Test
