@@ -6,20 +6,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.app.ApplicationContext;
 import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.transport.jetty.example.ChatApp;
 import org.bayeux.transport.jetty.example.DocSnippets;
 import org.bayeux.transport.jetty.example.EchoService;
 import org.bayeux.transport.jetty.example.EmbeddedServer;
 import org.bayeux.transport.jetty.example.Listeners;
+import org.bayeux.transport.jetty.example.MyPolicy;
 import org.bayeux.transport.jetty.example.PrivateChannels;
 import org.bayeux.transport.jetty.example.StampExtension;
 import org.bayeux.transport.jetty.example.TokenPolicy;
@@ -48,7 +55,7 @@ class ServerGuideTest {
     private static final Map<String, String> DOCS = Map.of("embedding", "README.md",
             "configuration", "docs/configuration.md", "extensions", "docs/extensions.md",
             "transports", "docs/transports.md", "deployment", "docs/deployment.md",
-            "json-codecs", "docs/json-codecs.md");
+            "json-codecs", "docs/json-codecs.md", "application", "docs/operations.md");
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @Test
@@ -62,7 +69,7 @@ class ServerGuideTest {
                 }
             }
         }
-        assertThat(blocks.keySet()).containsExactly("configuration", "deployment", "embedding", "extension",
+        assertThat(blocks.keySet()).containsExactly("application", "configuration", "deployment", "embedding", "extension",
                 "extensions", "json-codecs", "listeners", "private-channels", "security-policy", "service",
                 "transports");
         for (Map.Entry<String, String> block : blocks.entrySet()) {
@@ -85,6 +92,36 @@ class ServerGuideTest {
             assertThat(extended.getExtensions()).hasSize(3);
         } finally {
             extended.stop();
+        }
+        BayeuxEngine app = BayeuxEngine.create();
+        try {
+            app.start();
+            new ChatApp().start(new ApplicationContext() {
+                @Override
+                public BayeuxServer server() {
+                    return app;
+                }
+
+                @Override
+                public <T> Optional<T> component(Class<T> type) {
+                    return Optional.empty();
+                }
+
+                @Override
+                public ClassLoader classLoader() {
+                    return ChatApp.class.getClassLoader();
+                }
+            });
+            assertThat(app.getSecurityPolicy()).isInstanceOf(MyPolicy.class);
+            assertThat(app.getChannel("/rooms/**").getAuthorizers()).hasSize(1);
+            LocalSession member = app.newLocalSession("member");
+            member.handshake();
+            member.getChannel("/rooms/lobby").subscribe((channel, message) -> { }, null);
+            CompletableFuture<Object> rooms = new CompletableFuture<>();
+            member.remoteCall("/service/rooms", Map.of(), (channel, reply) -> rooms.complete(reply.getData()));
+            assertThat(rooms.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(List.of("/rooms/lobby"));
+        } finally {
+            app.stop();
         }
         assertThat(new DocSnippets().jsonCodecs().parse("{\"a\":[1]}")).isEqualTo(Map.of("a", List.of(1L)));
     }
