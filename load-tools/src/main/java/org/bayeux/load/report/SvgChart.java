@@ -12,8 +12,8 @@ final class SvgChart {
     static final int WIDTH = 760;
     static final int HEIGHT = 260;
     private static final int LEFT = 70;
-    private static final int RIGHT = 20;
-    private static final int TOP = 30;
+    private static final int RIGHT = 30;
+    private static final int TOP = 36;
     private static final int BOTTOM = 40;
     /** Colours of successive series; the same order in every chart of a page. */
     static final String[] COLOURS = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -56,19 +56,26 @@ final class SvgChart {
         if (!any) {
             return "<p class=\"no-data\">No data.</p>\n";
         }
+        if (maxY == 0) {
+            // All true zeros (no errors, say): a 0 to 1 axis with the line along its foot.
+            maxY = 1;
+        }
         double xStep = niceStep(Math.max(1, maxX) / 8);
         double scaleX = Math.ceil(Math.max(1, maxX) / xStep) * xStep;
         double yStep = niceStep(Math.max(maxY, 1e-9) / 4);
         double scaleY = Math.max(yStep, Math.ceil(maxY / yStep) * yStep);
         StringBuilder svg = open();
+        int index = 0;
         for (Band band : bands) {
+            // Short phases side by side: their names alternate between two heights so as not to overlap.
+            int labelY = index++ % 2 == 0 ? TOP - 3 : TOP - 14;
             double x1 = x(band.from(), scaleX);
             double x2 = x(Math.min(band.to(), scaleX), scaleX);
             if (x2 > x1) {
                 svg.append(String.format(Locale.ROOT, "<rect class=\"phase %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
                         + "height=\"%d\" fill=\"%s\" fill-opacity=\"0.35\"><title>%s</title></rect>"
                         + "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#555\">%s</text>", band.name(), x1, TOP,
-                        x2 - x1, HEIGHT - TOP - BOTTOM, band.colour(), band.name(), x1 + 2, TOP - 4, band.name()));
+                        x2 - x1, HEIGHT - TOP - BOTTOM, band.colour(), band.name(), x1 + 2, labelY, band.name()));
             }
         }
         axes(svg, yUnit, scaleY, yStep);
@@ -131,7 +138,7 @@ final class SvgChart {
                     + "text-anchor=\"end\">%s</text>", LEFT, y, WIDTH - RIGHT, y, LEFT - 4, y + 4, format(v)));
         }
         svg.append("</g>");
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>", 4, TOP - 12,
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>", 4, 12,
                 HtmlReport.escape(unit)));
     }
 
@@ -202,7 +209,7 @@ final class SvgChart {
         if (Math.abs(value - Math.rint(value)) < 1e-9 && Math.abs(value) < 1e15) {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
-        return Math.abs(value) >= 1 ? String.format(Locale.ROOT, "%.1f", value)
-                : String.format(Locale.ROOT, "%.3g", value);
+        return new java.math.BigDecimal(value).round(new java.math.MathContext(3)).stripTrailingZeros()
+                .toPlainString();
     }
 }
