@@ -69,7 +69,8 @@ class LoadReportTest {
                 .isEmpty();
         String html = Files.readString(output.resolve("report.html"));
         assertThat(html).contains("<rect class=\"phase warm-up\"").contains("<rect class=\"phase measured\"")
-                .contains("PASS").contains("FAIL").contains("commit " + run.get("commit"));
+                .contains("PASS").contains("FAIL").contains("commit " + run.get("commit"))
+                .contains("<h3>serverBefore</h3>\n<table");
         assertThat(err.toString(StandardCharsets.UTF_8)).containsPattern("left \\d+:\\d\\d");
     }
 
