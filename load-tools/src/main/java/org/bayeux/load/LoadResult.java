@@ -24,7 +24,7 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
      * errors so far at each second of the timeline, and the errors by kind.
      */
     record RunRecord(java.time.Instant startedAt, Map<String, Double> phases, List<long[]> connectedAndErrors,
-            Map<String, Long> errorKinds) {
+            Map<String, Long> errorKinds, List<Map<String, Object>> serverSamples) {
     }
 
     /** @return expected deliveries that never came */
@@ -124,8 +124,8 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
             seconds.add(second);
         }
         map.put("timeline", seconds);
-        // Only two samples of the server (serverBefore, serverAfter): its CPU and heap over time are not collected.
-        map.put("notCollected", List.of("server CPU over time", "server heap over time"));
+        // The server's CPU and heap each second while publishing, when it answers the statistics service.
+        map.put("serverTimeline", run.serverSamples());
         if (!options.targets.isEmpty()) {
             map.put("targets", Targets.evaluate(options.targets, map));
         }

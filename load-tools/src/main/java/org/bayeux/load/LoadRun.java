@@ -34,6 +34,8 @@ final class LoadRun implements LoadClient.Listener {
     private static final Duration STATS_TIMEOUT = Duration.ofSeconds(30);
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int MAX_ERROR_KINDS = 20;
+    /** Server samples kept at most (one a second: over a day). */
+    private static final int MAX_SERVER_SAMPLES = 100_000;
 
     private final LoadOptions options;
     private final ClientFactory factory;
@@ -66,6 +68,8 @@ final class LoadRun implements LoadClient.Listener {
     private final List<long[]> perSecond = new ArrayList<>();
     /** Errors by kind (the message without its numbers), bounded: later kinds count as "other". */
     private final Map<String, LongAdder> errorKinds = new ConcurrentHashMap<>();
+    /** The server's CPU and heap each second while publishing, when it has the statistics service. */
+    private final List<Map<String, Object>> serverSamples = java.util.Collections.synchronizedList(new ArrayList<>());
 
     LoadRun(LoadOptions options, ClientFactory factory, PrintStream progress) {
         this.options = options;
@@ -119,7 +123,8 @@ final class LoadRun implements LoadClient.Listener {
                     firstError.get(), usage, serverBefore, serverAfter,
                     options.urls.size() > 1 ? sameNode.total() : null,
                     options.urls.size() > 1 ? crossNode.total() : null,
-                    new LoadResult.RunRecord(startedAt, phases(), connectedAndErrors(), errorKinds()));
+                    new LoadResult.RunRecord(startedAt, phases(), connectedAndErrors(), errorKinds(),
+                            serverSamples()));
         } finally {
             ticker.cancel(false);
             disconnectAll();
@@ -330,6 +335,7 @@ final class LoadRun implements LoadClient.Listener {
         sameNode.tick(interval.atSeconds());
         crossNode.tick(interval.atSeconds());
         perSecond.add(new long[] {connected.get(), errors.get()});
+        sampleServer();
         if (print) {
             long now = System.nanoTime();
             String phase = measureFromNanos == 0 ? "connecting" : now < measureFromNanos ? "warm-up"
@@ -338,6 +344,31 @@ final class LoadRun implements LoadClient.Listener {
                             + "errors %d  left %s%n", interval.atSeconds(), phase, connected.get(), options.clients,
                     interval.sent(), interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get(),
                     timeLeft(now));
+        }
+    }
+
+    /**
+     * Asks the server for its CPU and heap, while publishing (not in idle mode, whose heap figures need quiet), through
+     * client 1: client 0 asks for the before and after statistics, and a client has one pending question at a time.
+     */
+    private void sampleServer() {
+        if (options.idle || clients.length < 2 || clients[1] == null || measureFromNanos == 0
+                || !Double.isNaN(measureEndAt) || serverSamples.size() >= MAX_SERVER_SAMPLES) {
+            return;
+        }
+        try {
+            clients[1].askStats(false, stats -> {
+                if (stats.get("processCpuSeconds") instanceof Number cpu
+                        && stats.get("heapUsedBytes") instanceof Number heap) {
+                    Map<String, Object> sample = new LinkedHashMap<>();
+                    sample.put("t", Math.round(seconds(System.nanoTime()) * 100) / 100.0);
+                    sample.put("cpuSeconds", cpu.doubleValue());
+                    sample.put("heapUsedBytes", heap.longValue());
+                    serverSamples.add(sample);
+                }
+            });
+        } catch (RuntimeException failure) {
+            LOG.debug("Server sample failed", failure);
         }
     }
 
@@ -368,6 +399,12 @@ final class LoadRun implements LoadClient.Listener {
         phases.put("drainEndAt", drainEndAt);
         phases.values().removeIf(value -> value.isNaN());
         return phases;
+    }
+
+    private List<Map<String, Object>> serverSamples() {
+        synchronized (serverSamples) {
+            return List.copyOf(serverSamples);
+        }
     }
 
     private synchronized List<long[]> connectedAndErrors() {

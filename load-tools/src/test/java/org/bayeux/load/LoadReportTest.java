@@ -62,6 +62,10 @@ class LoadReportTest {
                 .containsEntry("p50", null).containsKey("clients").containsEntry("errors", 0);
         assertThat(timeline).anySatisfy(second -> assertThat(second.get("p99")).isInstanceOf(Number.class));
         assertThat(timeline.get(timeline.size() - 1)).containsEntry("clients", 10);
+        // The load server answers the statistics service: its CPU and heap each second while publishing.
+        List<Map<String, Object>> samples = (List<Map<String, Object>>) result.get("serverTimeline");
+        assertThat(samples).isNotEmpty().allSatisfy(sample -> assertThat(sample).containsKeys("t", "cpuSeconds",
+                "heapUsedBytes"));
         List<Map<String, Object>> targets = (List<Map<String, Object>>) result.get("targets");
         assertThat(targets).extracting(target -> target.get("name") + " " + target.get("pass"))
                 .containsExactly("p99 true", "lost true", "max false");

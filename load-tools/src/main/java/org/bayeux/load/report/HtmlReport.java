@@ -96,7 +96,7 @@ public final class HtmlReport {
                 List.of(timeSeries(timeline, "errors", "errors/s", SvgChart.COLOURS[1])), bands)
                 : "<p class=\"note\">Not available: this result does not record the errors per second.</p>\n");
         html.append(errorKinds(messages));
-        html.append(server(result));
+        html.append(server(result, bands));
         html.append("<h2>Configuration, machine, JVM and client</h2>\n");
         for (String key : List.of("configuration", "machine", "jvm", "client")) {
             html.append("<h3>").append(escape(key)).append("</h3>\n").append(keyValues(map(result.get(key))));
@@ -147,11 +147,39 @@ public final class HtmlReport {
         return html.append("</table>\n").toString();
     }
 
-    /** The server's two samples, and what is not collected over time, said rather than drawn as zeros. */
-    private static String server(Map<String, Object> result) {
-        StringBuilder html = new StringBuilder("<h2>Server</h2>\n<p class=\"note\">The server's CPU and heap over "
-                + "time: not available (the tool samples the server twice, at the first publish and after the drain, "
-                + "through the load servers' /service/load/stats).</p>\n");
+    /**
+     * The server's CPU and heap each second while publishing, or why not (said rather than drawn as zeros), and its
+     * two samples, before and after.
+     */
+    @SuppressWarnings("unchecked")
+    private static String server(Map<String, Object> result, List<Band> bands) {
+        StringBuilder html = new StringBuilder("<h2>Server</h2>\n");
+        List<Map<String, Object>> samples = (List<Map<String, Object>>) result.getOrDefault("serverTimeline",
+                List.of());
+        if (samples.size() < 2) {
+            html.append("<p class=\"note\">The server's CPU and heap over time: not available (").append(
+                    result.containsKey("serverTimeline") ? "the server did not answer /service/load/stats while the "
+                            + "load ran: only the load servers have it, and the sampling needs two clients or more"
+                            : "not recorded in this result").append(").</p>\n");
+        } else {
+            List<double[]> cpu = new ArrayList<>();
+            List<double[]> heap = new ArrayList<>();
+            for (int i = 0; i < samples.size(); i++) {
+                double t = ((Number) samples.get(i).get("t")).doubleValue();
+                heap.add(new double[] {t, ((Number) samples.get(i).get("heapUsedBytes")).doubleValue() / 1e6});
+                if (i > 0) {
+                    double t0 = ((Number) samples.get(i - 1).get("t")).doubleValue();
+                    double used = ((Number) samples.get(i).get("cpuSeconds")).doubleValue()
+                            - ((Number) samples.get(i - 1).get("cpuSeconds")).doubleValue();
+                    cpu.add(new double[] {t, t > t0 ? 100 * used / (t - t0) : Double.NaN});
+                }
+            }
+            html.append("<h3>Server CPU</h3>\n<p class=\"note\">Sampled each second while publishing; 100 % is one "
+                    + "core.</p>\n").append(SvgChart.time("time since start (s)", "% of a core",
+                            List.of(new Series("server CPU", SvgChart.COLOURS[3], cpu, false)), bands));
+            html.append("<h3>Server heap used</h3>\n").append(SvgChart.time("time since start (s)", "MB",
+                    List.of(new Series("heap used", SvgChart.COLOURS[4], heap, false)), bands));
+        }
         for (String key : List.of("serverBefore", "serverAfter")) {
             Map<String, Object> stats = map(result.get(key));
             html.append("<h3>").append(key).append("</h3>\n");

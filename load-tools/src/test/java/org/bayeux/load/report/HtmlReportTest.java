@@ -97,6 +97,25 @@ class HtmlReportTest {
     }
 
     @Test
+    void theServersCpuAndHeapOverTimeAreDrawnWhenSampled() {
+        Map<String, Object> sampled = result("sampled", 10);
+        sampled.put("serverTimeline", List.of(Map.of("t", 2.0, "cpuSeconds", 10.0, "heapUsedBytes", 50_000_000),
+                Map.of("t", 3.0, "cpuSeconds", 10.5, "heapUsedBytes", 60_000_000),
+                Map.of("t", 4.0, "cpuSeconds", 11.5, "heapUsedBytes", 55_000_000)));
+        String html = HtmlReport.render(sampled);
+
+        assertThat(html).contains("<h3>Server CPU</h3>").contains("<h3>Server heap used</h3>")
+                .doesNotContain("CPU and heap over time: not available");
+        assertThat(count(html, "<g class=\"x-ticks\">")).isEqualTo(8);
+        // 0.5 s of CPU in one second, then 1 s: 50 % and 100 % of a core.
+        String cpu = group(html, "<g class=\"series\" data-name=\"server CPU\">(.*?)</g>");
+        assertThat(count(cpu, "<polyline")).isEqualTo(1);
+        sampled.put("serverTimeline", List.of());
+        assertThat(HtmlReport.render(sampled)).contains("CPU and heap over time: not available (the server did not "
+                + "answer");
+    }
+
+    @Test
     void aResultWithoutTheNewSectionsSaysSo() {
         Map<String, Object> old = result("old", 10);
         old.remove("run");
