@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import org.bayeux.load.report.CompareReport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -115,8 +116,9 @@ public final class CompareMain {
             Files.createDirectories(output);
             Files.writeString(output.resolve("comparison.json"), new ObjectMapper()
                     .enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(comparison));
+            Files.writeString(output.resolve("comparison.html"), CompareReport.render(results, comparison));
         } catch (IOException failure) {
-            err.println("bayeux load compare: cannot write " + output.resolve("comparison.json") + ": "
+            err.println("bayeux load compare: cannot write the comparison in " + output + ": "
                     + failure.getMessage());
             return LoadMain.FAILED;
         }
@@ -266,7 +268,7 @@ public final class CompareMain {
         String serverJavaOpts = System.getenv().getOrDefault("JAVA_OPTS", "");
 
         @Option(names = "--output", paramLabel = "DIR",
-                description = "Where each run's result and comparison.json go (default ${DEFAULT-VALUE}).")
+                description = "Where each run's result and comparison.json and comparison.html go (default ${DEFAULT-VALUE}).")
         Path output = Path.of("target", "load-compare");
 
         /** Refused: the comparison sets each run's URL itself. */

@@ -25,9 +25,12 @@ final class LatencyRecorder {
     private long lastSent;
     private long lastReceived;
 
-    /** One second of the run. */
+    /**
+     * One second of the run; {@code measured} is how many of its deliveries were measured (none in the warm-up: its
+     * percentiles are then 0 and mean "no data", which the report draws as a gap).
+     */
     record Interval(double atSeconds, long sent, long received, double p50Millis, double p99Millis,
-            double maxMillis) {
+            double maxMillis, long measured) {
     }
 
     void sent(int messages) {
@@ -56,7 +59,7 @@ final class LatencyRecorder {
         long receivedNow = received.sum();
         Interval interval = new Interval(atSeconds, sentNow - lastSent, receivedNow - lastReceived,
                 millis(recycled.getValueAtPercentile(50)), millis(recycled.getValueAtPercentile(99)),
-                millis(recycled.getMaxValue()));
+                millis(recycled.getMaxValue()), recycled.getTotalCount());
         lastSent = sentNow;
         lastReceived = receivedNow;
         timeline.add(interval);

@@ -207,6 +207,11 @@ public final class LoadOptions {
     @Option(names = "--quiet", description = "No progress line.")
     boolean quiet;
 
+    @Option(names = "--target", paramLabel = "NAME=LIMIT", description = "A target the report marks passed or "
+            + "failed, repeatable: p50, p90, p99, p99.9 or max with a duration (p99=50ms), or lost, duplicated or "
+            + "errors with a count (lost=0). Targets do not change the exit code.")
+    List<String> targets = new ArrayList<>();
+
     /** @return the problems with these options, empty when they make a run */
     public List<String> validate() {
         List<String> problems = new ArrayList<>();
@@ -273,6 +278,12 @@ public final class LoadOptions {
         }
         if (outage == null && maxBackoff != null) {
             problems.add("--max-backoff is for --outage runs");
+        }
+        for (String target : targets) {
+            String problem = Targets.problem(target);
+            if (problem != null) {
+                problems.add(problem);
+            }
         }
         if (duration.isNegative() || duration.isZero()) {
             problems.add("--duration must be positive, got " + duration);

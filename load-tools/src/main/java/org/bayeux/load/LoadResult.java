@@ -17,7 +17,15 @@ import org.HdrHistogram.HistogramIterationValue;
 record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyRecorder.Interval> timeline,
         long published, long refused, long expected, long delivered, long duplicated, long errors, String firstError,
         ResourceUsage client, Map<String, Object> serverBefore, Map<String, Object> serverAfter,
-        Histogram sameNodeMicros, Histogram crossNodeMicros) {
+        Histogram sameNodeMicros, Histogram crossNodeMicros, RunRecord run) {
+
+    /**
+     * When the run started, where its phases began and ended (seconds since the start), the clients connected and the
+     * errors so far at each second of the timeline, and the errors by kind.
+     */
+    record RunRecord(java.time.Instant startedAt, Map<String, Double> phases, List<long[]> connectedAndErrors,
+            Map<String, Long> errorKinds, List<Map<String, Object>> serverSamples) {
+    }
 
     /** @return expected deliveries that never came */
     long lost() {
@@ -57,6 +65,8 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
     Map<String, Object> toMap() {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("label", options.label());
+        map.put("run", runInfo());
+        map.put("phases", run.phases());
         map.put("configuration", configuration());
         map.put("machine", machine());
         map.put("jvm", jvm());
@@ -75,6 +85,7 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         counts.put("duplicated", duplicated);
         counts.put("errors", errors);
         counts.put("firstError", firstError);
+        counts.put("errorsByKind", run.errorKinds());
         map.put("messages", counts);
         map.put("client", client.toMap());
         map.put("serverBefore", serverBefore);
@@ -91,17 +102,33 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         }
         map.put("percentiles", percentileCurve());
         List<Map<String, Object>> seconds = new ArrayList<>();
-        for (LatencyRecorder.Interval interval : timeline) {
+        long errorsBefore = 0;
+        for (int i = 0; i < timeline.size(); i++) {
+            LatencyRecorder.Interval interval = timeline.get(i);
             Map<String, Object> second = new LinkedHashMap<>();
             second.put("t", Math.round(interval.atSeconds() * 10) / 10.0);
             second.put("sent", interval.sent());
             second.put("received", interval.received());
-            second.put("p50", interval.p50Millis());
-            second.put("p99", interval.p99Millis());
-            second.put("max", interval.maxMillis());
+            // No measured delivery (connecting, warm-up): null, "no data", never 0 ms.
+            boolean measured = interval.measured() > 0;
+            second.put("measured", interval.measured());
+            second.put("p50", measured ? interval.p50Millis() : null);
+            second.put("p99", measured ? interval.p99Millis() : null);
+            second.put("max", measured ? interval.maxMillis() : null);
+            if (i < run.connectedAndErrors().size()) {
+                long[] counts2 = run.connectedAndErrors().get(i);
+                second.put("clients", counts2[0]);
+                second.put("errors", counts2[1] - errorsBefore);
+                errorsBefore = counts2[1];
+            }
             seconds.add(second);
         }
         map.put("timeline", seconds);
+        // The server's CPU and heap each second while publishing, when it answers the statistics service.
+        map.put("serverTimeline", run.serverSamples());
+        if (!options.targets.isEmpty()) {
+            map.put("targets", Targets.evaluate(options.targets, map));
+        }
         return map;
     }
 
@@ -141,8 +168,43 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         return map;
     }
 
+    private Map<String, Object> runInfo() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("date", run.startedAt().toString());
+        map.put("commit", commit());
+        return map;
+    }
+
+    /** @return the commit of the working directory's git checkout, or "unknown" (no git, not a checkout) */
+    static String commit() {
+        try {
+            Process git = new ProcessBuilder("git", "rev-parse", "--short=12", "HEAD").redirectErrorStream(true)
+                    .start();
+            String line;
+            try (java.io.BufferedReader reader = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    git.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+                line = reader.readLine();
+            }
+            if (!git.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                git.destroyForcibly();
+                return "unknown";
+            }
+            return git.exitValue() == 0 && line != null && line.matches("[0-9a-f]{7,40}") ? line : "unknown";
+        } catch (java.io.IOException failure) {
+            return "unknown";
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
     private static Map<String, Object> machine() {
         Map<String, Object> map = new LinkedHashMap<>();
+        try {
+            map.put("host", java.net.InetAddress.getLocalHost().getHostName());
+        } catch (java.io.IOException unknown) {
+            map.put("host", "unknown");
+        }
         map.put("cores", Runtime.getRuntime().availableProcessors());
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             map.put("memoryBytes", os.getTotalMemorySize());

@@ -2,7 +2,11 @@ package org.bayeux.load;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +33,9 @@ final class LoadRun implements LoadClient.Listener {
     private static final Duration CONNECT_GRACE = Duration.ofSeconds(30);
     private static final Duration STATS_TIMEOUT = Duration.ofSeconds(30);
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int MAX_ERROR_KINDS = 20;
+    /** Server samples kept at most (one a second: over a day). */
+    private static final int MAX_SERVER_SAMPLES = 100_000;
 
     private final LoadOptions options;
     private final ClientFactory factory;
@@ -50,6 +58,18 @@ final class LoadRun implements LoadClient.Listener {
     });
     private volatile long startNanos;
     private volatile long measureFromNanos;
+    /** Phase boundaries, seconds since the start, for the report's bands; NaN until reached. */
+    private volatile double connectedAt = Double.NaN;
+    private volatile double publishAt = Double.NaN;
+    private volatile double measureAt = Double.NaN;
+    private volatile double measureEndAt = Double.NaN;
+    private volatile double drainEndAt = Double.NaN;
+    /** Per tick (the timer thread only): clients connected, errors so far. */
+    private final List<long[]> perSecond = new ArrayList<>();
+    /** Errors by kind (the message without its numbers), bounded: later kinds count as "other". */
+    private final Map<String, LongAdder> errorKinds = new ConcurrentHashMap<>();
+    /** The server's CPU and heap each second while publishing, when it has the statistics service. */
+    private final List<Map<String, Object>> serverSamples = java.util.Collections.synchronizedList(new ArrayList<>());
 
     LoadRun(LoadOptions options, ClientFactory factory, PrintStream progress) {
         this.options = options;
@@ -69,6 +89,7 @@ final class LoadRun implements LoadClient.Listener {
      */
     LoadResult run() throws InterruptedException {
         startNanos = System.nanoTime();
+        java.time.Instant startedAt = java.time.Instant.now();
         ResourceUsage usageAtStart = ResourceUsage.now();
         ScheduledFuture<?> ticker = timer.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
         try {
@@ -79,27 +100,31 @@ final class LoadRun implements LoadClient.Listener {
                 connectAll(0, 1);
                 serverBefore = serverStats(true);
                 connectAll(1, options.clients);
+                connectedAt = seconds(System.nanoTime());
             } else {
                 connectAll(0, options.clients);
+                connectedAt = seconds(System.nanoTime());
                 // A baseline at the first publish: what the server spends from here on is the load's cost, apart
                 // from what connecting (handshakes, upgrades, subscriptions) cost it.
                 serverBefore = serverStats(false);
             }
             if (!options.idle) {
                 publishOpenLoop();
+                measureEndAt = seconds(System.nanoTime());
                 drain();
+                drainEndAt = seconds(System.nanoTime());
             }
             Map<String, Object> serverAfter = serverStats(options.idle);
             ticker.cancel(false);
-            latency.tick(seconds(System.nanoTime()));
-            sameNode.tick(seconds(System.nanoTime()));
-            crossNode.tick(seconds(System.nanoTime()));
+            tick(false);
             ResourceUsage usage = ResourceUsage.now().since(usageAtStart);
             return new LoadResult(options, latency.total(), latency.timeline(), tracker.published(),
                     tracker.refused(), tracker.expected(), tracker.delivered(), tracker.duplicated(), errors.get(),
                     firstError.get(), usage, serverBefore, serverAfter,
                     options.urls.size() > 1 ? sameNode.total() : null,
-                    options.urls.size() > 1 ? crossNode.total() : null);
+                    options.urls.size() > 1 ? crossNode.total() : null,
+                    new LoadResult.RunRecord(startedAt, phases(), connectedAndErrors(), errorKinds(),
+                            serverSamples()));
         } finally {
             ticker.cancel(false);
             disconnectAll();
@@ -200,6 +225,8 @@ final class LoadRun implements LoadClient.Listener {
      */
     private void publishOpenLoop() throws InterruptedException {
         long begin = System.nanoTime();
+        publishAt = seconds(begin);
+        measureAt = seconds(begin + options.warmUp.toNanos());
         measureFromNanos = begin + options.warmUp.toNanos();
         long end = measureFromNanos + options.duration.toNanos();
         double nanosPerMessage = 1e9 / options.rate;
@@ -299,16 +326,101 @@ final class LoadRun implements LoadClient.Listener {
     }
 
     private void tick() {
+        tick(!options.quiet);
+    }
+
+    /** Closes a second of the timeline; the timer thread, or the run's thread once the timer is cancelled. */
+    private synchronized void tick(boolean print) {
         LatencyRecorder.Interval interval = latency.tick(seconds(System.nanoTime()));
         sameNode.tick(interval.atSeconds());
         crossNode.tick(interval.atSeconds());
-        if (!options.quiet) {
-            String phase = measureFromNanos == 0 ? "connecting" : System.nanoTime() < measureFromNanos ? "warm-up"
-                    : "measuring";
+        perSecond.add(new long[] {connected.get(), errors.get()});
+        sampleServer();
+        if (print) {
+            long now = System.nanoTime();
+            String phase = measureFromNanos == 0 ? "connecting" : now < measureFromNanos ? "warm-up"
+                    : !Double.isNaN(measureEndAt) ? "draining" : "measuring";
             progress.printf("%6.0fs %-10s clients %d/%d  sent %,d/s  received %,d/s  p50 %.2f ms  p99 %.2f ms  "
-                            + "errors %d%n", interval.atSeconds(), phase, connected.get(), options.clients,
-                    interval.sent(), interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get());
+                            + "errors %d  left %s%n", interval.atSeconds(), phase, connected.get(), options.clients,
+                    interval.sent(), interval.received(), interval.p50Millis(), interval.p99Millis(), errors.get(),
+                    timeLeft(now));
         }
+    }
+
+    /**
+     * Asks the server for its CPU and heap, while publishing (not in idle mode, whose heap figures need quiet), through
+     * client 1: client 0 asks for the before and after statistics, and a client has one pending question at a time.
+     */
+    private void sampleServer() {
+        if (options.idle || clients.length < 2 || clients[1] == null || measureFromNanos == 0
+                || !Double.isNaN(measureEndAt) || serverSamples.size() >= MAX_SERVER_SAMPLES) {
+            return;
+        }
+        try {
+            clients[1].askStats(false, stats -> {
+                if (stats.get("processCpuSeconds") instanceof Number cpu
+                        && stats.get("heapUsedBytes") instanceof Number heap) {
+                    Map<String, Object> sample = new LinkedHashMap<>();
+                    sample.put("t", Math.round(seconds(System.nanoTime()) * 100) / 100.0);
+                    sample.put("cpuSeconds", cpu.doubleValue());
+                    sample.put("heapUsedBytes", heap.longValue());
+                    serverSamples.add(sample);
+                }
+            });
+        } catch (RuntimeException failure) {
+            LOG.debug("Server sample failed", failure);
+        }
+    }
+
+    /**
+     * @return the time left at most: the planned phases from where the run is (the ramp-up may end early, the drain
+     *         ends as soon as every delivery arrived)
+     */
+    private String timeLeft(long now) {
+        long planned;
+        if (measureFromNanos == 0) {
+            planned = startNanos + options.rampUp.toNanos() + (options.idle ? 0
+                    : options.warmUp.toNanos() + options.duration.toNanos() + options.drain.toNanos());
+        } else if (Double.isNaN(measureEndAt)) {
+            planned = measureFromNanos + options.duration.toNanos() + options.drain.toNanos();
+        } else {
+            planned = startNanos + (long) (measureEndAt * 1e9) + options.drain.toNanos();
+        }
+        long seconds = Math.max(0, (planned - now) / 1_000_000_000L);
+        return String.format(java.util.Locale.ROOT, "%d:%02d", seconds / 60, seconds % 60);
+    }
+
+    private Map<String, Double> phases() {
+        Map<String, Double> phases = new LinkedHashMap<>();
+        phases.put("connectedAt", connectedAt);
+        phases.put("publishAt", publishAt);
+        phases.put("measureAt", measureAt);
+        phases.put("measureEndAt", measureEndAt);
+        phases.put("drainEndAt", drainEndAt);
+        phases.values().removeIf(value -> value.isNaN());
+        return phases;
+    }
+
+    private List<Map<String, Object>> serverSamples() {
+        synchronized (serverSamples) {
+            return List.copyOf(serverSamples);
+        }
+    }
+
+    private synchronized List<long[]> connectedAndErrors() {
+        return List.copyOf(perSecond);
+    }
+
+    private Map<String, Long> errorKinds() {
+        Map<String, Long> kinds = new java.util.TreeMap<>();
+        errorKinds.forEach((kind, count) -> kinds.put(kind, count.sum()));
+        return kinds;
+    }
+
+    /** @return the error's kind: its text without client numbers, sequence numbers and the like, shortened */
+    static String kindOf(String what) {
+        String kind = what.replaceAll("\\d+", "#");
+        return kind.length() > 120 ? kind.substring(0, 120) + "…" : kind;
     }
 
     private double seconds(long nanos) {
@@ -317,6 +429,13 @@ final class LoadRun implements LoadClient.Listener {
 
     private void error(String what) {
         errors.incrementAndGet();
+        String kind = kindOf(what);
+        LongAdder count = errorKinds.get(kind);
+        if (count == null) {
+            count = errorKinds.size() < MAX_ERROR_KINDS ? errorKinds.computeIfAbsent(kind, k -> new LongAdder())
+                    : errorKinds.computeIfAbsent("other", k -> new LongAdder());
+        }
+        count.increment();
         if (firstError.compareAndSet(null, what)) {
             LOG.warn("First error: {}", what);
         } else {

@@ -52,6 +52,10 @@ class CompareTest {
         }
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("ratios");
         assertThat(Files.exists(output.resolve("round-1").resolve("cometd").resolve("report.html"))).isTrue();
+        // One page overlays every round of both servers.
+        assertThat(Files.readString(output.resolve("comparison.html"))).contains("Servers: bayeux, cometd; 2 rounds")
+                .contains("data-name=\"bayeux round 2\"").contains("data-name=\"cometd round 2\"")
+                .contains("href=\"round-1/cometd/report.html\"");
     }
 
     @Test

@@ -5,14 +5,26 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.bayeux.load.report.SvgChart.Band;
+import org.bayeux.load.report.SvgChart.Series;
+
 /**
- * A self-contained HTML page (inline SVG, no script, no external file) from a run's {@code result.json} content: the
- * summary, the latency distribution by percentile, and the rates and latency over time.
+ * A self-contained HTML page (inline SVG, no script, no external file) from a run's {@code result.json} content: when
+ * and from which commit it ran, the targets passed or failed, the summary, the latency distribution, and over time
+ * (with the run's phases shaded) the publish rate, the delivery rate, the latency, the clients connected and the
+ * errors, each on its own axis; then the server's statistics and the configuration.
  */
 public final class HtmlReport {
-    private static final int WIDTH = 760;
-    private static final int HEIGHT = 300;
-    private static final int MARGIN = 50;
+    static final String STYLE = "<style>body{font:14px/1.4 system-ui,sans-serif;max-width:820px;margin:2em auto;"
+            + "padding:0 1em}table{border-collapse:collapse;max-width:100%}td,th{border:1px solid #ccc;"
+            + "padding:3px 8px;text-align:right;vertical-align:top}th{text-align:left}"
+            + "td.text{text-align:left;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word}"
+            + "svg{background:#fafafa;border:1px solid #ddd;max-width:100%;height:auto}.pass{color:#080}"
+            + ".fail{color:#c00;font-weight:bold}.note{color:#555}</style>";
+    /** The phases, in order, with the result's boundary keys and their band colours. */
+    private static final String[][] PHASES = {{"ramp-up", null, "connectedAt", "#c6dbef"},
+        {"warm-up", "publishAt", "measureAt", "#fdd0a2"}, {"measured", "measureAt", "measureEndAt", "#c7e9c0"},
+        {"drain", "measureEndAt", "drainEndAt", "#dadaeb"}};
 
     private HtmlReport() {
     }
@@ -23,20 +35,16 @@ public final class HtmlReport {
      */
     @SuppressWarnings("unchecked")
     public static String render(Map<String, Object> result) {
-        Map<String, Object> latency = (Map<String, Object>) result.getOrDefault("latency", Map.of());
-        Map<String, Object> messages = (Map<String, Object>) result.getOrDefault("messages", Map.of());
-        List<Map<String, Object>> percentiles = (List<Map<String, Object>>) result.getOrDefault("percentiles",
-                List.of());
+        Map<String, Object> latency = map(result.get("latency"));
+        Map<String, Object> messages = map(result.get("messages"));
         List<Map<String, Object>> timeline = (List<Map<String, Object>>) result.getOrDefault("timeline", List.of());
-        StringBuilder html = new StringBuilder(16_384);
+        String label = String.valueOf(result.get("label"));
+        StringBuilder html = new StringBuilder(32_768);
         html.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Bayeux load report: ")
-                .append(escape(String.valueOf(result.get("label"))))
-                .append("</title>\n<style>body{font:14px/1.4 system-ui,sans-serif;max-width:820px;margin:2em auto;"
-                        + "padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
-                        + "text-align:right}th{text-align:left}svg{background:#fafafa;border:1px solid #ddd}"
-                        + "pre{background:#f4f4f4;padding:8px;overflow:auto}</style></head><body>\n");
-        html.append("<h1>Bayeux load report</h1>\n<p>").append(escape(String.valueOf(result.get("label"))))
-                .append("</p>\n");
+                .append(escape(label)).append("</title>\n").append(STYLE).append("</head><body>\n");
+        html.append("<h1>Bayeux load report</h1>\n<p>").append(escape(label)).append("</p>\n");
+        html.append(runLine(result));
+        html.append(targets(result));
         html.append("<h2>Summary</h2>\n<table>");
         row(html, "p50 (ms)", latency.get("p50"));
         row(html, "p90 (ms)", latency.get("p90"));
@@ -44,7 +52,7 @@ public final class HtmlReport {
         row(html, "p99.9 (ms)", latency.get("p99.9"));
         row(html, "max (ms)", latency.get("max"));
         row(html, "measured deliveries", latency.get("measuredDeliveries"));
-        for (String key : List.of("published", "expected", "delivered", "lost", "duplicated", "errors")) {
+        for (String key : List.of("published", "refused", "expected", "delivered", "lost", "duplicated", "errors")) {
             row(html, key, messages.get(key));
         }
         for (String split : List.of("latencySameNode", "latencyCrossNode")) {
@@ -59,122 +67,190 @@ public final class HtmlReport {
         if (result.containsKey("serverHeapBytesPerClient")) {
             row(html, "server heap per idle client (bytes)", result.get("serverHeapBytesPerClient"));
         }
-        html.append("</table>\n");
-        html.append("<h2>Latency distribution</h2>\n").append(percentileChart(percentiles));
-        html.append("<h2>Rates over time</h2>\n").append(timeChart(timeline, List.of("sent", "received"),
-                "messages/s"));
-        html.append("<h2>Latency over time</h2>\n").append(timeChart(timeline, List.of("p50", "p99"), "ms"));
-        html.append("<h2>Configuration, machine, JVM, client and server</h2>\n<pre>");
-        for (String key : List.of("configuration", "machine", "jvm", "client", "serverBefore", "serverAfter")) {
-            html.append(escape(key)).append(": ").append(escape(String.valueOf(result.get(key)))).append('\n');
+        if (result.containsKey("serverLoadCpuSeconds")) {
+            row(html, "server CPU from the first publish (s)", result.get("serverLoadCpuSeconds"));
         }
-        html.append("</pre>\n</body></html>\n");
+        html.append("</table>\n");
+        html.append("<h2>Latency distribution</h2>\n").append(SvgChart.percentiles(List.of(
+                percentileSeries("latency", SvgChart.COLOURS[0], false,
+                        (List<Map<String, Object>>) result.getOrDefault("percentiles", List.of())))));
+        List<Band> bands = bands(map(result.get("phases")));
+        html.append("<h2>Over time</h2>\n<p class=\"note\">Shaded: the run's phases (").append(phaseNames(bands))
+                .append("). Each chart has its own axis. A gap in a line is a second without data (no delivery was "
+                        + "measured in it: connecting, warm-up), not a zero.</p>\n");
+        html.append("<h3>Publish rate</h3>\n").append(SvgChart.time("time since start (s)", "messages/s",
+                List.of(timeSeries(timeline, "sent", "published/s", SvgChart.COLOURS[0])), bands));
+        html.append("<h3>Delivery rate</h3>\n<p class=\"note\">Each message is delivered to every subscriber of its "
+                + "room: this rate is the publish rate times the subscribers per room.</p>\n")
+                .append(SvgChart.time("time since start (s)", "deliveries/s",
+                        List.of(timeSeries(timeline, "received", "delivered/s", SvgChart.COLOURS[1])), bands));
+        html.append("<h3>Latency</h3>\n").append(SvgChart.time("time since start (s)", "ms", List.of(
+                timeSeries(timeline, "p50", "p50", SvgChart.COLOURS[0]),
+                timeSeries(timeline, "p99", "p99", SvgChart.COLOURS[1])), bands));
+        html.append("<h3>Clients connected</h3>\n");
+        html.append(has(timeline, "clients") ? SvgChart.time("time since start (s)", "clients",
+                List.of(timeSeries(timeline, "clients", "connected", SvgChart.COLOURS[2])), bands)
+                : "<p class=\"note\">Not available: this result does not record the clients per second.</p>\n");
+        html.append("<h3>Errors</h3>\n");
+        html.append(has(timeline, "errors") ? SvgChart.time("time since start (s)", "errors/s",
+                List.of(timeSeries(timeline, "errors", "errors/s", SvgChart.COLOURS[1])), bands)
+                : "<p class=\"note\">Not available: this result does not record the errors per second.</p>\n");
+        html.append(errorKinds(messages));
+        html.append(server(result, bands));
+        html.append("<h2>Configuration, machine, JVM and client</h2>\n");
+        for (String key : List.of("configuration", "machine", "jvm", "client")) {
+            html.append("<h3>").append(escape(key)).append("</h3>\n").append(keyValues(map(result.get(key))));
+        }
+        html.append("</body></html>\n");
         return html.toString();
     }
 
-    /** Latency against percentile, on a scale that opens up the tail: x = log10(1 / (1 - p)). */
-    private static String percentileChart(List<Map<String, Object>> points) {
-        if (points.isEmpty()) {
-            return "<p>No latency was measured.</p>\n";
-        }
-        double maxX = 5; // up to 99.999%
-        double maxY = 0;
-        List<double[]> xy = new ArrayList<>();
-        for (Map<String, Object> point : points) {
-            double percentile = ((Number) point.get("percentile")).doubleValue();
-            double x = Math.min(maxX, Math.log10(1 / Math.max(1e-5, 1 - percentile / 100)));
-            double y = ((Number) point.get("ms")).doubleValue();
-            maxY = Math.max(maxY, y);
-            xy.add(new double[] {x, y});
-        }
-        StringBuilder svg = frame(niceCeiling(maxY), "ms");
-        double scaleY = niceCeiling(maxY);
-        String[] labels = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
-        for (int i = 0; i < labels.length; i++) {
-            double x = MARGIN + (WIDTH - 2 * MARGIN) * i / maxX;
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
-                    + "text-anchor=\"middle\">%s</text>", x, HEIGHT - MARGIN + 16, labels[i]));
-        }
-        svg.append(polyline(xy, maxX, scaleY, "#1f77b4"));
-        return svg.append("</svg>\n").toString();
+    /** The run's date, commit and machine, on one line under the title. */
+    static String runLine(Map<String, Object> result) {
+        Map<String, Object> run = map(result.get("run"));
+        Map<String, Object> machine = map(result.get("machine"));
+        return "<p class=\"run\">Run " + escape(String.valueOf(run.getOrDefault("date", "(date not recorded)")))
+                + ", commit " + escape(String.valueOf(run.getOrDefault("commit", "unknown"))) + ", on "
+                + escape(String.valueOf(machine.getOrDefault("host", "unknown host"))) + " ("
+                + escape(String.valueOf(machine.getOrDefault("cores", "?"))) + " cores, "
+                + escape(String.valueOf(machine.getOrDefault("os", "?"))) + ")</p>\n";
     }
 
-    private static String timeChart(List<Map<String, Object>> timeline, List<String> series, String unit) {
-        if (timeline.isEmpty()) {
-            return "<p>No timeline.</p>\n";
+    @SuppressWarnings("unchecked")
+    private static String targets(Map<String, Object> result) {
+        if (!(result.get("targets") instanceof List<?> targets) || targets.isEmpty()) {
+            return "<p class=\"note\">No targets given (--target p99=50ms, lost=0, ...).</p>\n";
         }
-        double maxX = 0;
-        double maxY = 0;
+        StringBuilder html = new StringBuilder("<h2>Targets</h2>\n<table><tr><th>target</th><th>limit</th>"
+                + "<th>actual</th><th>result</th></tr>");
+        for (Object item : targets) {
+            Map<String, Object> target = (Map<String, Object>) item;
+            boolean pass = Boolean.TRUE.equals(target.get("pass"));
+            String unit = "ms".equals(target.get("unit")) ? " ms" : "";
+            html.append("<tr><th>").append(escape(String.valueOf(target.get("name")))).append("</th><td>&le; ")
+                    .append(escape(SvgChart.format(((Number) target.get("limit")).doubleValue()))).append(unit)
+                    .append("</td><td>").append(escape(String.valueOf(target.get("actual")))).append(unit)
+                    .append("</td><td class=\"").append(pass ? "pass\">PASS" : "fail\">FAIL").append("</td></tr>");
+        }
+        return html.append("</table>\n").toString();
+    }
+
+    private static String errorKinds(Map<String, Object> messages) {
+        Map<String, Object> kinds = map(messages.get("errorsByKind"));
+        if (kinds.isEmpty()) {
+            return "<p>Errors by kind: " + (messages.containsKey("errorsByKind") ? "none" : "not recorded")
+                    + ".</p>\n";
+        }
+        StringBuilder html = new StringBuilder("<table><tr><th>error kind (numbers as #)</th><th>count</th></tr>");
+        kinds.forEach((kind, count) -> html.append("<tr><td class=\"text\">").append(escape(kind))
+                .append("</td><td>").append(escape(String.valueOf(count))).append("</td></tr>"));
+        return html.append("</table>\n").toString();
+    }
+
+    /**
+     * The server's CPU and heap each second while publishing, or why not (said rather than drawn as zeros), and its
+     * two samples, before and after.
+     */
+    @SuppressWarnings("unchecked")
+    private static String server(Map<String, Object> result, List<Band> bands) {
+        StringBuilder html = new StringBuilder("<h2>Server</h2>\n");
+        List<Map<String, Object>> samples = (List<Map<String, Object>>) result.getOrDefault("serverTimeline",
+                List.of());
+        if (samples.size() < 2) {
+            html.append("<p class=\"note\">The server's CPU and heap over time: not available (").append(
+                    result.containsKey("serverTimeline") ? "the server did not answer /service/load/stats while the "
+                            + "load ran: only the load servers have it, and the sampling needs two clients or more"
+                            : "not recorded in this result").append(").</p>\n");
+        } else {
+            List<double[]> cpu = new ArrayList<>();
+            List<double[]> heap = new ArrayList<>();
+            for (int i = 0; i < samples.size(); i++) {
+                double t = ((Number) samples.get(i).get("t")).doubleValue();
+                heap.add(new double[] {t, ((Number) samples.get(i).get("heapUsedBytes")).doubleValue() / 1e6});
+                if (i > 0) {
+                    double t0 = ((Number) samples.get(i - 1).get("t")).doubleValue();
+                    double used = ((Number) samples.get(i).get("cpuSeconds")).doubleValue()
+                            - ((Number) samples.get(i - 1).get("cpuSeconds")).doubleValue();
+                    cpu.add(new double[] {t, t > t0 ? 100 * used / (t - t0) : Double.NaN});
+                }
+            }
+            html.append("<h3>Server CPU</h3>\n<p class=\"note\">Sampled each second while publishing; 100 % is one "
+                    + "core.</p>\n").append(SvgChart.time("time since start (s)", "% of a core",
+                            List.of(new Series("server CPU", SvgChart.COLOURS[3], cpu, false)), bands));
+            html.append("<h3>Server heap used</h3>\n").append(SvgChart.time("time since start (s)", "MB",
+                    List.of(new Series("heap used", SvgChart.COLOURS[4], heap, false)), bands));
+        }
+        for (String key : List.of("serverBefore", "serverAfter")) {
+            Map<String, Object> stats = map(result.get(key));
+            html.append("<h3>").append(key).append("</h3>\n");
+            html.append(stats.isEmpty() ? "<p class=\"note\">Not reported: the server did not answer "
+                    + "/service/load/stats (only the load servers do).</p>\n" : keyValues(stats));
+        }
+        return html.toString();
+    }
+
+    static String keyValues(Map<String, Object> values) {
+        if (values.isEmpty()) {
+            return "<p class=\"note\">Not recorded.</p>\n";
+        }
+        StringBuilder html = new StringBuilder("<table class=\"config\">");
+        values.forEach((key, value) -> html.append("<tr><th>").append(escape(key)).append("</th><td class=\"text\">")
+                .append(escape(String.valueOf(value))).append("</td></tr>"));
+        return html.append("</table>\n").toString();
+    }
+
+    static List<Band> bands(Map<String, Object> phases) {
+        List<Band> bands = new ArrayList<>();
+        for (String[] phase : PHASES) {
+            Object from = phase[1] == null ? Double.valueOf(0) : phases.get(phase[1]);
+            Object to = phases.get(phase[2]);
+            if (from instanceof Number start && to instanceof Number end) {
+                bands.add(new Band(phase[0], start.doubleValue(), end.doubleValue(), phase[3]));
+            }
+        }
+        return bands;
+    }
+
+    private static String phaseNames(List<Band> bands) {
+        if (bands.isEmpty()) {
+            return "not recorded in this result";
+        }
+        return String.join(", ", bands.stream().map(Band::name).toList());
+    }
+
+    /** A column of the timeline; a missing or null value is NaN, a gap. */
+    static Series timeSeries(List<Map<String, Object>> timeline, String key, String name, String colour) {
+        return timeSeries(timeline, key, name, colour, false);
+    }
+
+    static Series timeSeries(List<Map<String, Object>> timeline, String key, String name, String colour,
+            boolean dashed) {
+        List<double[]> points = new ArrayList<>();
         for (Map<String, Object> second : timeline) {
-            maxX = Math.max(maxX, ((Number) second.get("t")).doubleValue());
-            for (String name : series) {
-                maxY = Math.max(maxY, ((Number) second.get(name)).doubleValue());
-            }
+            Object value = second.get(key);
+            points.add(new double[] {((Number) second.get("t")).doubleValue(),
+                value instanceof Number number ? number.doubleValue() : Double.NaN});
         }
-        double scaleY = niceCeiling(maxY);
-        StringBuilder svg = frame(scaleY, unit);
-        String[] colours = {"#1f77b4", "#d62728"};
-        for (int s = 0; s < series.size(); s++) {
-            List<double[]> xy = new ArrayList<>();
-            for (Map<String, Object> second : timeline) {
-                xy.add(new double[] {((Number) second.get("t")).doubleValue(),
-                    ((Number) second.get(series.get(s))).doubleValue()});
-            }
-            svg.append(polyline(xy, Math.max(1, maxX), scaleY, colours[s % colours.length]));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>",
-                    WIDTH - MARGIN - 120, MARGIN - 20 + 14 * s, colours[s % colours.length], series.get(s)));
-        }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">"
-                + "time (s), 0 to %.0f</text>", WIDTH / 2, HEIGHT - MARGIN + 16, maxX));
-        return svg.append("</svg>\n").toString();
+        return new Series(name, colour, points, dashed);
     }
 
-    private static StringBuilder frame(double maxY, String unit) {
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
-                WIDTH, HEIGHT, WIDTH, HEIGHT));
-        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
-                        + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>",
-                MARGIN, HEIGHT - MARGIN, WIDTH - MARGIN, HEIGHT - MARGIN, MARGIN, MARGIN, MARGIN, HEIGHT - MARGIN));
-        for (int i = 0; i <= 4; i++) {
-            double y = HEIGHT - MARGIN - (HEIGHT - 2 * MARGIN) * i / 4.0;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-                    + "stroke=\"#e3e3e3\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>",
-                    MARGIN, y, WIDTH - MARGIN, y, MARGIN - 4, y + 4, format(maxY * i / 4)));
+    static Series percentileSeries(String name, String colour, boolean dashed, List<Map<String, Object>> curve) {
+        List<double[]> points = new ArrayList<>();
+        for (Map<String, Object> point : curve) {
+            double percentile = ((Number) point.get("percentile")).doubleValue();
+            double x = Math.min(5, Math.log10(1 / Math.max(1e-5, 1 - percentile / 100)));
+            points.add(new double[] {x, ((Number) point.get("ms")).doubleValue()});
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>", 4, MARGIN - 10,
-                escape(unit)));
-        return svg;
+        return new Series(name, colour, points, dashed);
     }
 
-    private static String polyline(List<double[]> xy, double maxX, double maxY, String colour) {
-        StringBuilder points = new StringBuilder();
-        for (double[] p : xy) {
-            double x = MARGIN + (WIDTH - 2 * MARGIN) * p[0] / maxX;
-            double y = HEIGHT - MARGIN - (HEIGHT - 2 * MARGIN) * (maxY == 0 ? 0 : p[1] / maxY);
-            points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
-        }
-        return "<polyline fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\" points=\""
-                + points.toString().trim() + "\"/>";
+    private static boolean has(List<Map<String, Object>> timeline, String key) {
+        return !timeline.isEmpty() && timeline.get(0).containsKey(key);
     }
 
-    /** @return 1, 2 or 5 times a power of ten, at least {@code value} */
-    static double niceCeiling(double value) {
-        if (value <= 0) {
-            return 1;
-        }
-        double power = Math.pow(10, Math.floor(Math.log10(value)));
-        for (double step : new double[] {1, 2, 5, 10}) {
-            if (step * power >= value) {
-                return step * power;
-            }
-        }
-        return 10 * power;
-    }
-
-    private static String format(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e15 ? String.format(Locale.ROOT, "%,.0f", value)
-                : String.format(Locale.ROOT, "%.2f", value);
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object value) {
+        return value instanceof Map<?, ?> map ? (Map<String, Object>) map : Map.of();
     }
 
     private static void row(StringBuilder html, String name, Object value) {
@@ -184,5 +260,9 @@ public final class HtmlReport {
 
     static String escape(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    static String format(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
     }
 }
