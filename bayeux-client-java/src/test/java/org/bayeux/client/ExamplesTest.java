@@ -2,18 +2,16 @@ package org.bayeux.client;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.bayeux.client.example.ClientExamples;
 import org.eclipse.jetty.http.HttpHeader;
+import org.bayeux.testsupport.DocExamples;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,20 +25,13 @@ class ExamplesTest {
     private static final Path GUIDE = Path.of("..", "docs", "java-client.md");
     private static final Path EXAMPLES = Path.of("src", "test", "java", "org", "bayeux", "client", "example",
             "ClientExamples.java");
-    private static final Pattern BLOCK = Pattern.compile("// BEGIN ([a-z-]+)\\n(.*?)\\n\\s*// END \\1",
-            Pattern.DOTALL);
 
     @Test
     void everyExampleInTheGuideIsTheCompiledOne() throws Exception {
-        String guide = Files.readString(GUIDE);
-        Matcher blocks = BLOCK.matcher(Files.readString(EXAMPLES));
-        List<String> names = new ArrayList<>();
-        while (blocks.find()) {
-            names.add(blocks.group(1));
-            assertThat(guide).as("docs/java-client.md shows example '%s' as in ClientExamples", blocks.group(1))
-                    .contains("```java\n" + dedent(blocks.group(2)) + "\n```");
-        }
-        assertThat(names).containsExactly("chat", "remote-call", "many-clients", "credentials");
+        Map<String, String> blocks = DocExamples.blocks(EXAMPLES);
+        assertThat(blocks.keySet()).containsExactly("chat", "remote-call", "many-clients", "credentials");
+        assertThat(DocExamples.notShown(GUIDE, blocks)).as("docs/java-client.md shows these as in ClientExamples")
+                .isEmpty();
     }
 
     @Test
@@ -81,11 +72,4 @@ class ExamplesTest {
     }
 
     /** Removes the indentation the block has in the source. */
-    private static String dedent(String block) {
-        List<String> lines = block.lines().collect(Collectors.toList());
-        int indent = lines.stream().filter(line -> !line.isBlank())
-                .mapToInt(line -> line.length() - line.stripLeading().length()).min().orElse(0);
-        return lines.stream().map(line -> line.isBlank() ? "" : line.substring(indent))
-                .collect(Collectors.joining("\n"));
-    }
 }

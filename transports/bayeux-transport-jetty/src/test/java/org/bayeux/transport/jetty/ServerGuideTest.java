@@ -10,8 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -35,6 +33,7 @@ import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.bayeux.testsupport.DocExamples;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,8 +48,6 @@ class ServerGuideTest {
     private static final Path ROOT = Path.of("..", "..");
     private static final Path EXAMPLES = Path.of("src", "test", "java", "org", "bayeux", "transport", "jetty",
             "example");
-    private static final Pattern BLOCK = Pattern.compile("// BEGIN ([a-z-]+)\\n(.*?)\\n\\s*// END \\1",
-            Pattern.DOTALL);
     /** The doc that shows each example; the others are in docs/server-guide.md. */
     private static final Map<String, String> DOCS = Map.of("embedding", "README.md",
             "configuration", "docs/configuration.md", "extensions", "docs/extensions.md",
@@ -63,10 +60,7 @@ class ServerGuideTest {
         Map<String, String> blocks = new TreeMap<>();
         try (Stream<Path> files = Files.list(EXAMPLES)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".java")).collect(Collectors.toList())) {
-                Matcher block = BLOCK.matcher(Files.readString(file));
-                while (block.find()) {
-                    blocks.put(block.group(1), dedent(block.group(2)));
-                }
+                blocks.putAll(DocExamples.blocks(file));
             }
         }
         assertThat(blocks.keySet()).containsExactly("application", "configuration", "deployment", "embedding", "extension",
@@ -74,8 +68,8 @@ class ServerGuideTest {
                 "transports");
         for (Map.Entry<String, String> block : blocks.entrySet()) {
             String doc = DOCS.getOrDefault(block.getKey(), "docs/server-guide.md");
-            assertThat(Files.readString(ROOT.resolve(doc))).as("%s shows example '%s' as compiled", doc, block.getKey())
-                    .contains("```java\n" + block.getValue() + "\n```");
+            assertThat(DocExamples.notShown(ROOT.resolve(doc), Map.of(block.getKey(), block.getValue())))
+                    .as("%s shows example '%s' as compiled", doc, block.getKey()).isEmpty();
         }
     }
 
@@ -126,14 +120,6 @@ class ServerGuideTest {
         assertThat(new DocSnippets().jsonCodecs().parse("{\"a\":[1]}")).isEqualTo(Map.of("a", List.of(1L)));
     }
 
-    /** Removes the indentation a block has in its source. */
-    private static String dedent(String block) {
-        List<String> lines = block.lines().collect(Collectors.toList());
-        int indent = lines.stream().filter(line -> !line.isBlank())
-                .mapToInt(line -> line.length() - line.stripLeading().length()).min().orElse(0);
-        return lines.stream().map(line -> line.isBlank() ? "" : line.substring(indent))
-                .collect(Collectors.joining("\n"));
-    }
 
     @Test
     void theReadmesEmbeddedServerServes() throws Exception {
