@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each text message is one JSON batch. The adapter reads the next message only once the stage returned by
  * {@link #onText(String)} completes, so a client's batches are handled in order and a client that floods the socket
- * is slowed down by TCP. Every {@link #send(List)} becomes one text message, or several when a list of plain
+ * is slowed down by TCP. Every {@link #send(OutgoingMessages)} becomes one text message, or several when a list of plain
  * deliveries exceeds the frame size ({@link TextFrames}); writes are queued and sent one at a time
  * ({@link TextWriteQueue}). The engine's pushes of queued deliveries run on the carrier's lane ({@link PushLanes}),
  * so that deliveries queued meanwhile share a frame, and wait while the socket is a frame behind, so that a slow
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>However the connection ends (close frame, error, idle timeout, failed write, a close of our own), the carrier
  * ends once: pending writes are dropped and the engine is told, for each session the carrier ever carried, through
  * {@link TransportEngine#carrierFailed(ServerSession, Carrier)}, so that held connects are released and expiry
- * starts. That call is handed to the transport's executor: the engine may be calling {@link #send(List)} under a
+ * starts. That call is handed to the transport's executor: the engine may be calling {@link #send(OutgoingMessages)} under a
  * session's lock on the thread where the failure is noticed.</p>
  */
 public final class SocketCarrier implements Carrier {

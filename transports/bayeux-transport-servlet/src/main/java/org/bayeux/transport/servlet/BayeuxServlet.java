@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * transports' configuration keys ({@code docs/configuration.md}); a bad one stops the servlet from starting, with
  * a message naming it.
  *
- * <p>The engine is published as the servlet context attribute {@value #ATTRIBUTE} (type {@link BayeuxServer}), so
- * that the application can add services, listeners and extensions, for example from a
- * {@code ServletContextListener} or another servlet's {@code init}.</p>
+ * <p>The engine is published as the servlet context attribute {@link #ATTRIBUTE} (the name of the
+ * {@link BayeuxServer} interface, which is also the attribute's type), so that the application can add services,
+ * listeners and extensions, for example from a {@code ServletContextListener} or another servlet's {@code init}.</p>
  *
  * <p>WebSocket: when the container offers Jakarta WebSocket 2.1 (a {@code jakarta.websocket.server.ServerContainer}
  * in the servlet context) and the {@code websocket} key is not false, {@code init} registers a Jakarta WebSocket
