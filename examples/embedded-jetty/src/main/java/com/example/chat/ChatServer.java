@@ -43,8 +43,7 @@ public final class ChatServer implements AutoCloseable {
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
-            System.err.println("usage: ChatServer PORT COMETD_JS_DIR");
-            System.exit(2);
+            throw new IllegalArgumentException("usage: ChatServer PORT COMETD_JS_DIR");
         }
         try (ChatServer server = start("0.0.0.0", Integer.parseInt(args[0]), Path.of(args[1]))) {
             System.out.println("Chat at " + server.uri());
