@@ -158,6 +158,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
             throw new IllegalArgumentException("retryInterval=" + retryInterval + ": must be 0 or more");
         }
         if (draining.begin(retryInterval.toMillis())) {
+            // A mesh leaves first: its peers' links into this node are not clients to hand off.
+            clusterSeam.draining();
             int told = 0;
             for (ServerSession session : sessions.all()) {
                 if (!session.isLocalSession() && ((ServerSessionImpl) session).handOff()) {

@@ -82,6 +82,13 @@ final class ClusterSeam implements ClusterNode {
         }
     }
 
+    void draining() {
+        Cluster current = cluster;
+        if (current != null) {
+            Callbacks.run("cluster draining", current::draining);
+        }
+    }
+
     CallbackList<ClusterListener> listeners() {
         return listeners;
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import org.bayeux.api.ChannelId;
@@ -92,6 +93,7 @@ public final class Oort implements Cluster {
     private final PeerSessions peerSessions = new PeerSessions();
     private final org.bayeux.api.server.ChannelMessageListener heartbeatListener = this::heartbeat;
     private volatile boolean running;
+    private final AtomicBoolean stopped = new AtomicBoolean();
     private long sequence;
     private volatile ClusterNode node;
     private ClientResources resources;
@@ -151,6 +153,7 @@ public final class Oort implements Cluster {
 
     @Override
     public void start(ClusterNode node) {
+        stopped.set(false);
         this.node = node;
         BayeuxServer server = node.server();
         resources = ClientResources.builder().maxThreads(8).build();
@@ -174,8 +177,24 @@ public final class Oort implements Cluster {
         }
     }
 
+    /**
+     * Leaves the mesh as {@link #stop()} does, when the engine begins to drain: the peers see this node leave at once
+     * (its links to them end), and this node does not take the end of their links into it, which the drain would
+     * hand off like clients' sessions, for their departure. Messages published elsewhere no longer reach this node's
+     * clients, which are leaving for other nodes.
+     */
+    @Override
+    public void draining() {
+        LOG.info("Oort node {} leaves its {} members: the server drains", id, membership.members().size());
+        stop();
+    }
+
+    /** Leaves the mesh: every link is closed and nothing more is forwarded or delivered; a second call does nothing. */
     @Override
     public void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
         running = false;
         messaging.stop(engine); // Peer messaging for Seti, objects and services (see the block below).
         List<Link> links = membership.stop();

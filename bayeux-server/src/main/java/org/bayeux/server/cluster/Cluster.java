@@ -25,6 +25,17 @@ public interface Cluster {
     void stop();
 
     /**
+     * The engine began to drain ({@code BayeuxEngine#drain}): its clients are about to be handed off to other nodes,
+     * and it stops once they are gone. Called once, before any client is told, on the draining thread; may wait a
+     * bounded time. By default nothing happens. A mesh leaves its peers here, so that they see this node leave at
+     * once, and so that their links into this node are not handed off like clients: that would make this node
+     * declare the peers left while they are alive. Delivery to this node's clients through the cluster may end
+     * here; what is queued for them is still flushed by the drain.
+     */
+    default void draining() {
+    }
+
+    /**
      * A message published on this node, allowed and frozen. Called once per message, on the publishing thread; must
      * not block.
      *
