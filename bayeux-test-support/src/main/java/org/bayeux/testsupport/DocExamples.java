@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The docs' Java examples are compiled code: each lives in a test source between {@code // BEGIN name} and
@@ -99,20 +98,10 @@ public final class DocExamples {
      */
     public static Map<String, String> allBlocks(Path root) throws IOException {
         List<Path> sources = new ArrayList<>();
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
-                String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
-                return SKIPPED.contains(name) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                String path = root.relativize(file).toString().replace('\\', '/');
-                if (path.endsWith(".java") && (path.startsWith("src/test/java/") || path.contains("/src/test/java/"))) {
-                    sources.add(file);
-                }
-                return FileVisitResult.CONTINUE;
+        walk(root, file -> {
+            String path = root.relativize(file).toString().replace('\\', '/');
+            if (path.endsWith(".java") && (path.startsWith("src/test/java/") || path.contains("/src/test/java/"))) {
+                sources.add(file);
             }
         });
         Collections.sort(sources);
@@ -128,15 +117,35 @@ public final class DocExamples {
 
     /**
      * @param root the repository's root
-     * @return {@code README.md} and every Markdown file under {@code docs/}
-     * @throws IOException if the docs cannot be listed
+     * @return every Markdown file of the repository: {@code README.md}, {@code docs/}, the modules' READMEs and any
+     *         other (build output, npm packages and VCS data left out), sorted
+     * @throws IOException if the files cannot be listed
      */
     public static List<Path> docs(Path root) throws IOException {
-        List<Path> docs = new ArrayList<>(List.of(root.resolve("README.md")));
-        try (Stream<Path> files = Files.walk(root.resolve("docs"))) {
-            files.filter(file -> file.toString().endsWith(".md")).sorted().forEach(docs::add);
-        }
+        List<Path> docs = new ArrayList<>();
+        walk(root, file -> {
+            if (file.toString().endsWith(".md")) {
+                docs.add(file);
+            }
+        });
+        Collections.sort(docs);
         return docs;
+    }
+
+    private static void walk(Path root, java.util.function.Consumer<Path> visitor) throws IOException {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+                String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+                return SKIPPED.contains(name) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                visitor.accept(file);
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     private static String withImports(String source, String code) {

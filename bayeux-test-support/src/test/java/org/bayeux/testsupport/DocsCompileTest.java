@@ -12,8 +12,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * No Java in the docs that the build does not compile: every {@code ```java} block of {@code README.md} and
- * {@code docs/} is, word for word, an example block ({@code // BEGIN name} ... {@code // END name}) of a test
+ * No Java in the docs that the build does not compile: every {@code ```java} block of the repository's Markdown
+ * ({@code README.md}, {@code docs/}, the modules' READMEs, any other) is, word for word, an example block ({@code // BEGIN name} ... {@code // END name}) of a test
  * source of some module, with the imports it needs; and every example block is shown by some doc. Which test runs
  * each example is said next to it in its source and in the doc; this test keeps a new doc snippet from being
  * pasted in untested, and a Java listing that is not meant to compile belongs in a fence of another language.
@@ -25,6 +25,8 @@ class DocsCompileTest {
     void everyJavaBlockOfTheDocsIsACompiledExample() throws Exception {
         Map<String, String> blocks = DocExamples.allBlocks(ROOT);
         assertThat(blocks).as("example blocks found under %s", ROOT.toAbsolutePath()).hasSizeGreaterThan(10);
+        assertThat(DocExamples.docs(ROOT)).as("the Markdown files looked at")
+                .contains(ROOT.resolve("README.md"), ROOT.resolve("docs").resolve("server-guide.md"));
         Set<String> compiled = new HashSet<>(blocks.values());
         Set<String> shown = new HashSet<>();
         List<String> uncovered = new ArrayList<>();
