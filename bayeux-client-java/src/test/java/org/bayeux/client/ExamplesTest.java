@@ -5,11 +5,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import org.bayeux.client.example.ClientExamples;
+import org.bayeux.client.ext.AckExtension;
+import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.eclipse.jetty.http.HttpHeader;
 import org.bayeux.testsupport.DocExamples;
 import org.junit.jupiter.api.Test;
@@ -29,7 +32,7 @@ class ExamplesTest {
     @Test
     void everyExampleInTheGuideIsTheCompiledOne() throws Exception {
         Map<String, String> blocks = DocExamples.blocks(EXAMPLES);
-        assertThat(blocks.keySet()).containsExactly("chat", "remote-call", "many-clients", "credentials");
+        assertThat(blocks.keySet()).containsExactly("chat", "remote-call", "many-clients", "credentials", "ack");
         assertThat(DocExamples.notShown(GUIDE, blocks)).as("docs/java-client.md shows these as in ClientExamples")
                 .isEmpty();
     }
@@ -68,6 +71,29 @@ class ExamplesTest {
                 assertThat(server.requests().stream().map(request -> request.headers.get(HttpHeader.AUTHORIZATION))
                         .collect(Collectors.toList())).contains("Bearer t0k3n");
             }
+        }
+    }
+
+    @Test
+    void theAckExampleGetsAcknowledgedDelivery() throws Exception {
+        try (TestServer server = new TestServer(TestServer::holdingLong, transports -> { },
+                engine -> engine.addExtension(new AcknowledgedMessagesExtension()));
+                BayeuxClient client = ClientExamples.acknowledged(server.url())) {
+            assertThat(client.getState()).isEqualTo(BayeuxClient.State.CONNECTED);
+            AckExtension ack = client.getExtensions().stream().filter(AckExtension.class::isInstance)
+                    .map(AckExtension.class::cast).findFirst().orElseThrow();
+            assertThat(ack.isServerSupportingAcks()).isTrue();
+            List<Object> received = new CopyOnWriteArrayList<>();
+            CountDownLatch all = new CountDownLatch(3);
+            client.getChannel("/ack/example").subscribeAsync((channel, message) -> {
+                received.add(message.getData());
+                all.countDown();
+            }).get(Clients.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            for (int n = 0; n < 3; n++) {
+                server.publish("/ack/example", Map.of("n", n));
+            }
+            assertThat(all.await(Clients.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(received).containsExactly(Map.of("n", 0L), Map.of("n", 1L), Map.of("n", 2L));
         }
     }
 

@@ -36,10 +36,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SIGTERM to a real standalone server process (node A) with the CometD JavaScript client (long-polling and WebSocket)
- * and our Java client (both transports) connected through a test load balancer: the balancer moves new connections
- * to node B once A's readiness fails; every client receives every message queued for it on A, is told to handshake
- * again, lands on B, subscribes again and receives B's message; A exits well within its drain deadline, having
+ * SIGTERM to a real standalone server process (node A) with the CometD JavaScript and Faye clients (long-polling and
+ * WebSocket each) and our Java client (both transports) connected through a test load balancer: the balancer moves
+ * new connections to node B once A's readiness fails; every client receives every message queued for it on A, once
+ * and in order, is told to handshake again, lands on B, subscribes again (Faye by itself) and receives B's message; A exits well within its drain deadline, having
  * logged the lifecycle lines. A's drainTimeout comes from the environment, over its {@code --config} file.
  */
 class GracefulShutdownInteropTest {
@@ -82,9 +82,11 @@ class GracefulShutdownInteropTest {
         closing.add(balancer);
         String viaBalancer = "http://127.0.0.1:" + balancer.port() + "/bayeux";
 
-        for (String transport : Interop.TRANSPORTS) {
-            scenarios.add(NodeScenario.start("cometd-js", viaBalancer, transport, "move",
-                    Map.of("channel", CHANNEL, "wait", WAIT.toMillis(), "timeout", 3 * WAIT.toMillis())));
+        for (String client : Interop.NODE_CLIENTS) {
+            for (String transport : Interop.TRANSPORTS) {
+                scenarios.add(NodeScenario.start(client, viaBalancer, transport, "move",
+                        Map.of("channel", CHANNEL, "wait", WAIT.toMillis(), "timeout", 3 * WAIT.toMillis())));
+            }
         }
         List<BlockingQueue<Message>> javaInboxes = new ArrayList<>();
         for (String transport : List.of(ClientTransport.LONG_POLLING, ClientTransport.WEBSOCKET)) {
@@ -98,7 +100,7 @@ class GracefulShutdownInteropTest {
             javaInboxes.add(inbox);
         }
         for (NodeScenario scenario : scenarios) {
-            await("the JavaScript client subscribed on A").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+            await(scenario + " subscribed on A").atMost(WAIT).pollInterval(Duration.ofMillis(50))
                     .until(() -> scenario.printed("INTEROP-SUBSCRIBED"));
         }
 
@@ -134,7 +136,7 @@ class GracefulShutdownInteropTest {
 
         await("every client subscribed again on B").atMost(WAIT).pollInterval(Duration.ofMillis(20))
                 .until(() -> b.getEngine().getChannel(CHANNEL) != null
-                        && b.getEngine().getChannel(CHANNEL).getSubscribers().size() == 4);
+                        && b.getEngine().getChannel(CHANNEL).getSubscribers().size() == 2 + scenarios.size());
         LocalSession onB = b.getEngine().newLocalSession("publisher");
         onB.handshake();
         onB.getChannel(CHANNEL).publish(Map.of("after", "moved"), null);
@@ -153,20 +155,29 @@ class GracefulShutdownInteropTest {
             assertThat(((Map<?, ?>) after.getData()).get("after")).isEqualTo("moved");
         }
         for (NodeScenario scenario : scenarios) {
-            Map<String, Object> result = scenario.result(WAIT);
+            boolean faye = "faye".equals(scenario.client());
+            // Faye's socket to A ends with A: it goes on over long-polling, and moves to WebSocket again on B.
+            Map<String, Object> result = faye ? scenario.resultAfterConnectionsCut(WAIT) : scenario.result(WAIT);
             List<?> received = (List<?>) result.get("received");
+            // The session the messages from A reached: the first. Faye over WebSocket may have needed a second
+            // before it subscribed: its probe socket's 101 can set a new BAYEUX_BROWSER cookie after the handshake
+            // reply set one, and its first long-polling connect, carrying the socket's cookie, is refused with 402
+            // (docs/interoperability.md, quirks); it handshakes again at once, and subscribes only then.
+            int onA = ((Number) ((Map<?, ?>) received.get(0)).get("handshakes")).intValue();
+            assertThat(onA).as("%s: the session on A", scenario).isBetween(1, faye ? 2 : 1);
             List<Object> seqs = new ArrayList<>();
             for (Object entry : received.subList(0, received.size() - 1)) {
                 Map<?, ?> data = (Map<?, ?>) ((Map<?, ?>) entry).get("data");
                 seqs.add(((Number) data.get("seq")).intValue());
-                assertThat(((Number) ((Map<?, ?>) entry).get("handshakes")).intValue()).isEqualTo(1);
+                assertThat(((Number) ((Map<?, ?>) entry).get("handshakes")).intValue()).isEqualTo(onA);
             }
-            assertThat(seqs).as("CometD JS: every message from A once, in order, on its first session")
+            assertThat(seqs).as("%s: every message from A once, in order, on one session", scenario)
                     .isEqualTo(expected);
             Map<?, ?> last = (Map<?, ?>) received.get(received.size() - 1);
-            assertThat(((Number) last.get("handshakes")).intValue()).as("B's message on its second session")
-                    .isEqualTo(2);
-            assertThat(((Number) result.get("handshakes")).intValue()).isEqualTo(2);
+            assertThat(((Number) last.get("handshakes")).intValue()).as("%s: B's message on the next session",
+                    scenario).isEqualTo(onA + 1);
+            assertThat(((Number) result.get("handshakes")).intValue()).as("%s: one handshake to move", scenario)
+                    .isEqualTo(onA + 1);
         }
     }
 
@@ -244,7 +255,10 @@ class GracefulShutdownInteropTest {
                 "--host", "127.0.0.1", "--config", config.toString(),
                 // Clients wait 2 s between connects: what is published meanwhile stays queued on A, and SIGTERM
                 // comes while it is; the drain must hand it over at each client's next connect.
-                "--set", "interval=2s").redirectErrorStream(true);
+                "--set", "interval=2s",
+                // Connects held 5 s, as on the other interop servers, not 30 s: Faye moves from long-polling to
+                // WebSocket only between two connects, and must be on WebSocket before the test goes on.
+                "--set", "timeout=5s").redirectErrorStream(true);
         builder.environment().put("BAYEUX_DRAIN_TIMEOUT", DRAIN_TIMEOUT.toSeconds() + "s");
         serverA = builder.start();
         BlockingQueue<Integer> port = new LinkedBlockingQueue<>();

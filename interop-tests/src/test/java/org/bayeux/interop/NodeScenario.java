@@ -239,4 +239,15 @@ final class NodeScenario {
             return "(unreadable: " + unreadable + ")";
         }
     }
+
+    /** @return the client: "cometd-js" or "faye" */
+    String client() {
+        return client;
+    }
+
+    /** @return the client, scenario and transport, for assertion messages */
+    @Override
+    public String toString() {
+        return description;
+    }
 }

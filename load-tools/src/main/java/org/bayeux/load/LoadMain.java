@@ -99,7 +99,10 @@ public final class LoadMain {
         return result.complete() ? COMPLETE : INCOMPLETE;
     }
 
-    /** {@code --outage}: the recovery run, its result.json and summary; complete means 100 % recovered, in order. */
+    /**
+     * {@code --outage}: the recovery run, its result.json, report.html and summary; complete means 100 % recovered,
+     * in order.
+     */
     private static int outage(LoadOptions options, PrintStream out, PrintStream err) {
         Map<String, Object> result;
         try {
@@ -113,12 +116,9 @@ public final class LoadMain {
             return FAILED;
         }
         try {
-            Files.createDirectories(options.output);
-            Path file = options.output.resolve("result.json");
-            Files.writeString(file, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(result), StandardCharsets.UTF_8);
+            Path written = write(result, options.output);
             out.println(OutageRun.summary(result));
-            out.println("Result: " + file);
+            out.println("Result: " + written.resolve("result.json") + "  Report: " + written.resolve("report.html"));
         } catch (IOException failure) {
             err.println("bayeux load: cannot write the result to " + options.output + ": " + failure.getMessage());
             return FAILED;

@@ -179,7 +179,7 @@ public final class LoadOptions {
                     + "subscriber's connection is reset and new ones refused for D; the report gives, per "
                     + "subscriber, the messages missed when it reconnected, how many were recovered, in order, "
                     + "duplicates, the 'recovered' flags, and the recovery time from its reconnection to the last "
-                    + "missed message (result.json only, no report.html).")
+                    + "missed message (result.json, and report.html with the outage shaded over time).")
     Duration outage;
 
     @Option(names = "--max-backoff", paramLabel = "D", converter = DurationConverter.class,

@@ -198,7 +198,7 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         }
     }
 
-    private static Map<String, Object> machine() {
+    static Map<String, Object> machine() {
         Map<String, Object> map = new LinkedHashMap<>();
         try {
             map.put("host", java.net.InetAddress.getLocalHost().getHostName());
@@ -214,7 +214,7 @@ record LoadResult(LoadOptions options, Histogram latencyMicros, List<LatencyReco
         return map;
     }
 
-    private static Map<String, Object> jvm() {
+    static Map<String, Object> jvm() {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("version", System.getProperty("java.vm.version"));
         map.put("vendor", System.getProperty("java.vm.vendor"));

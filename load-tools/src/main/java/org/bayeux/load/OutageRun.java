@@ -63,6 +63,12 @@ final class OutageRun {
     });
     private volatile long cutAt;
     private volatile long restoredAt;
+    /** When the run started (the report's run date); its clock (the report's time axis) is the timeline's. */
+    private final java.time.Instant startedAt = java.time.Instant.now();
+    private final OutageTimeline timeline = new OutageTimeline(nextSeq::get, errors::get, this::connectedSubscribers);
+    private volatile long publishAt;
+    private volatile long endAt;
+    private volatile long drainEndAt;
 
     OutageRun(LoadOptions options, PrintStream progress) {
         this.options = options;
@@ -147,6 +153,7 @@ final class OutageRun {
             }
             delivered.set((int) seq);
             unique++;
+            timeline.delivered();
             if (position instanceof Map<?, ?> at && at.get("offset") instanceof Number offset
                     && at.get("epoch") instanceof String epoch) {
                 Object[] last = lastPosition.get(channel);
@@ -163,6 +170,7 @@ final class OutageRun {
             }
             if (reconnectedAt != 0 && seq <= missedUpTo) {
                 recovered++;
+                timeline.recovered();
                 if (--outstanding == 0) {
                     recoveryDoneAt = now;
                 }
@@ -214,6 +222,7 @@ final class OutageRun {
         ClientResources resources = ClientResources.builder().maxThreads(Math.max(4, options.threads))
                 .maxConnectionsPerServer(Math.max(1024, 4 * (options.clients + options.publishers)))
                 .idleTimeout(Duration.ofMinutes(2)).build();
+        ScheduledFuture<?> sampling = timer.scheduleAtFixedRate(timeline::sample, 1, 1, TimeUnit.SECONDS);
         try {
             for (URI url : options.urls) {
                 int port = url.getPort() > 0 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
@@ -223,10 +232,14 @@ final class OutageRun {
             connect(resources, proxies);
             publishThroughOutage(proxies);
             drain();
+            drainEndAt = System.nanoTime();
+            sampling.cancel(false);
+            timeline.sample();
             return result(proxies);
         } catch (java.io.IOException failure) {
             throw new LoadRun.LoadFailure("cannot start the outage proxies: " + failure.getMessage());
         } finally {
+            sampling.cancel(false);
             disconnectAll();
             timer.shutdownNow();
             resources.close();
@@ -347,6 +360,8 @@ final class OutageRun {
         long cut = begin + options.warmUp.toNanos();
         long restore = cut + options.outage.toNanos();
         long end = restore + options.duration.toNanos();
+        publishAt = begin;
+        endAt = end;
         double nanosPerMessage = 1e9 / options.rate;
         long total = (long) Math.floor((end - begin) / nanosPerMessage);
         CountDownLatch finished = new CountDownLatch(1);
@@ -526,19 +541,46 @@ final class OutageRun {
         outcome.put("reconnectAfterRestoreMillisP50", millis(reconnect, 50));
         outcome.put("reconnectAfterRestoreMillisP99", millis(reconnect, 99));
         outcome.put("proxyResets", proxies.stream().mapToLong(CuttingProxy::resets).sum());
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("date", startedAt.toString());
+        run.put("commit", LoadResult.commit());
+        // Seconds since the start; the report shades them as phases, the outage among them.
+        Map<String, Object> phases = new LinkedHashMap<>();
+        phases.put("connectedAt", timeline.seconds(publishAt));
+        phases.put("cutAt", timeline.seconds(cutAt));
+        phases.put("restoredAt", timeline.seconds(restoredAt));
+        phases.put("publishEndAt", timeline.seconds(endAt));
+        phases.put("drainEndAt", timeline.seconds(drainEndAt));
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("mode", "outage");
+        result.put("label", options.label());
+        result.put("run", run);
+        result.put("phases", phases);
         result.put("configuration", configuration);
+        result.put("machine", LoadResult.machine());
+        result.put("jvm", LoadResult.jvm());
         result.put("messages", messages);
         result.put("recovery", outcome);
         synchronized (duplicates) {
             result.put("firstDuplicates", new ArrayList<>(duplicates));
         }
+        result.put("timeline", timeline.samples());
         result.put("errors", errors.get());
         result.put("firstError", firstError.get());
         result.put("complete", expected == delivered && duplicated == 0 && outOfOrder == 0
                 && reconnected == options.clients && recovered == missed && refusedCount == 0);
         return result;
+    }
+
+    /** @return the subscribers connected now (for the timeline) */
+    private int connectedSubscribers() {
+        int connected = 0;
+        for (Sub sub : subs) {
+            if (sub != null && sub.client != null && sub.client.isConnected()) {
+                connected++;
+            }
+        }
+        return connected;
     }
 
     /** @return the one-paragraph summary of an outage result */

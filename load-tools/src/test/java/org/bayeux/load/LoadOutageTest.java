@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -75,6 +77,39 @@ class LoadOutageTest {
             assertThat(((Number) recovery.get("proxyResets")).longValue()).isGreaterThanOrEqualTo(20);
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("(100.00%)")
                     .contains("recovery p50").contains("recovered flags true 20, false 0");
+
+            // The report: the outage shaded among the phases, the recovery figures in their own section.
+            @SuppressWarnings("unchecked")
+            Map<String, Object> phases = (Map<String, Object>) result.get("phases");
+            assertThat(phases).containsOnlyKeys("connectedAt", "cutAt", "restoredAt", "publishEndAt", "drainEndAt");
+            assertThat(((Number) phases.get("restoredAt")).doubleValue() - ((Number) phases.get("cutAt")).doubleValue())
+                    .as("the outage lasts 4 s").isBetween(3.9, 4.5);
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> timeline = (List<Map<String, Object>>) result.get("timeline");
+            assertThat(timeline).allSatisfy(second -> assertThat(second).containsOnlyKeys("t", "sent", "received",
+                    "recovered", "clients", "errors"));
+            assertThat(timeline.stream().mapToLong(second -> ((Number) second.get("sent")).longValue()).sum())
+                    .isEqualTo(published);
+            assertThat(timeline.stream().mapToLong(second -> ((Number) second.get("recovered")).longValue()).sum())
+                    .isEqualTo(((Number) recovery.get("recovered")).longValue());
+            assertThat(timeline.get(timeline.size() - 1)).containsEntry("clients", 20);
+            String html = Files.readString(output.resolve("report.html"));
+            assertThat(html).contains("<h1>Bayeux load report: recovery after an outage</h1>")
+                    .contains("COMPLETE: every subscriber reconnected")
+                    .contains("commit " + ((Map<?, ?>) result.get("run")).get("commit"))
+                    .contains("<h2>Recovery</h2>").contains("<tr><th>recovered (%)</th><td>100.0</td></tr>")
+                    .contains("<tr><th>recovered / missed</th><td>" + recovery.get("recovered") + " / "
+                            + recovery.get("missed") + "</td></tr>")
+                    .contains("<tr><th>recovery time p50 (ms)</th><td>" + recovery.get("recoveryMillisP50"))
+                    .contains("<tr><th>recovery time p99 (ms)</th><td>" + recovery.get("recoveryMillisP99"))
+                    .contains("<tr><th>recovered flags true / false</th><td>20 / 0</td></tr>")
+                    .contains("<h2>In order, once</h2>").contains("<tr><th>outOfOrder</th><td>0</td></tr>")
+                    .contains("<tr><th>order checked by</th><td>ext.position offsets per channel</td></tr>")
+                    .contains("<rect class=\"phase ramp-up\"").contains("<rect class=\"phase warm-up\"")
+                    .contains("<rect class=\"phase outage\"").contains("<rect class=\"phase restored\"")
+                    .contains("<h3>Missed messages arriving</h3>\n<p class=\"note\">")
+                    .contains("<h3>Subscribers connected</h3>\n<svg").doesNotContain("No data.");
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("Report: " + output.resolve("report.html"));
         }
     }
 

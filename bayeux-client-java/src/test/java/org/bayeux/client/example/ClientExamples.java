@@ -138,6 +138,24 @@ public final class ClientExamples {
         // END credentials
     }
 
+    /**
+     * Asks for acknowledged delivery: no message lost with a connection, none twice.
+     *
+     * @param url the server's Bayeux endpoint (with the server's {@code ack} extension)
+     * @return the client, connected if the server answered in time; the caller closes it
+     * @throws InterruptedException if interrupted while waiting for the handshake
+     */
+    public static BayeuxClient acknowledged(String url) throws InterruptedException {
+        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(url).build());
+        // BEGIN ack
+        AckExtension ack = new AckExtension();
+        client.addExtension(ack);   // before the handshake
+        client.handshake(Duration.ofSeconds(10));
+        // ack.isServerSupportingAcks() is now true if the server has its ack extension too
+        // END ack
+        return client;
+    }
+
     /** Where an application gets its tokens, for {@link #credentials}. */
     @FunctionalInterface
     public interface TokenSource {

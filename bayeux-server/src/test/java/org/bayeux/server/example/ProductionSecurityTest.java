@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.test.EngineHarness;
 import org.bayeux.server.test.TestClient;
@@ -20,9 +21,20 @@ import org.junit.jupiter.api.Test;
 /** Runs the recommended production set-up of docs/security.md ({@link ProductionSecurity}) as a hostile client would. */
 class ProductionSecurityTest {
     private final EngineHarness engine = EngineHarness.start();
+    /** The application's token check, as docs/security.md calls it: {@code token-<user>} is valid for that user. */
+    private final Tokens tokens = token -> token.startsWith("token-") ? token.substring(6) : null;
 
     ProductionSecurityTest() {
-        ProductionSecurity.install(engine.server(), token -> token.startsWith("token-") ? token.substring(6) : null);
+        BayeuxServer server = engine.server();
+        // BEGIN production-security
+        ProductionSecurity.install(server, token -> tokens.userFor(token));   // your token check: a user id, or null
+        // END production-security
+    }
+
+    /** Stands for the application's own token store. */
+    @FunctionalInterface
+    private interface Tokens {
+        String userFor(String token);
     }
 
     @AfterEach

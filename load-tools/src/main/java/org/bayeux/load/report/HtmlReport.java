@@ -30,11 +30,15 @@ public final class HtmlReport {
     }
 
     /**
-     * @param result the run's result, as written to result.json
+     * @param result the run's result, as written to result.json (an outage run's, {@code "mode":"outage"}, gets the
+     *               outage page: {@link OutageReport})
      * @return the page
      */
     @SuppressWarnings("unchecked")
     public static String render(Map<String, Object> result) {
+        if ("outage".equals(result.get("mode"))) {
+            return OutageReport.render(result);
+        }
         Map<String, Object> latency = map(result.get("latency"));
         Map<String, Object> messages = map(result.get("messages"));
         List<Map<String, Object>> timeline = (List<Map<String, Object>>) result.getOrDefault("timeline", List.of());

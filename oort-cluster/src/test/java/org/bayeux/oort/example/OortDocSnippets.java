@@ -19,8 +19,8 @@ import org.eclipse.jetty.server.Server;
 
 /**
  * The Java fragments of {@code docs/cluster.md}'s Oort sections, compiled so that they cannot drift from the API
- * ({@code OortDocsTest} checks the doc shows them word for word). Compiled only: they name fixed addresses; the
- * behaviour they set up is tested by the module's other tests.
+ * ({@code OortDocsTest} checks the doc shows them word for word, and runs them as two nodes on loopback that mesh and
+ * carry a message).
  */
 public final class OortDocSnippets {
     private OortDocSnippets() {
@@ -28,16 +28,18 @@ public final class OortDocSnippets {
 
     /**
      * @param jetty the node's Jetty server
+     * @param selfUrl this node's URL
+     * @param seed a node dialled at start
      * @param secretFile the shared secret
      * @return the node's Oort
      * @throws Exception if the secret cannot be read or Jetty cannot start
      */
-    public static Oort embedding(Server jetty, Path secretFile) throws Exception {
+    public static Oort embedding(Server jetty, String selfUrl, String seed, Path secretFile) throws Exception {
         // BEGIN oort-embedding
         BayeuxEngine engine = BayeuxEngine.create();
         Oort oort = Oort.builder(engine)
-                .url("http://10.0.0.1:8080/bayeux")               // this node, as the others reach it
-                .seeds(List.of("http://10.0.0.2:8080/bayeux"))     // nodes dialled at start
+                .url(selfUrl)                                      // this node, as the others reach it
+                .seeds(List.of(seed))                              // nodes dialled at start
                 .channels(List.of("/chat/**"))                     // observed channels (default /**)
                 .secret(Files.readAllBytes(secretFile))            // the same on every node, at least 32 bytes
                 .build();                                          // checks the configuration, sets the engine's cluster

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Java fragments of {@code docs/cluster.md}'s Redis backplane sections, compiled so that they cannot drift from
- * the API ({@code RedisDocsTest} checks the doc shows them word for word). Compiled only: the first names the
- * default Redis port, which tests never use; what they set up is tested by the module's other tests.
+ * the API ({@code RedisDocsTest} checks the doc shows them word for word, and runs them on a redis-server of its own:
+ * a message published on the first's engine reaches a second node, and presence names a subscriber of that node).
  */
 public final class RedisDocSnippets {
     private static final Logger log = LoggerFactory.getLogger(RedisDocSnippets.class);
@@ -19,11 +19,14 @@ public final class RedisDocSnippets {
     private RedisDocSnippets() {
     }
 
-    /** @return the engine, started, on the backplane */
-    public static BayeuxEngine embedding() {
+    /**
+     * @param redisUri where Redis listens
+     * @return the engine, started, on the backplane
+     */
+    public static BayeuxEngine embedding(String redisUri) {
         // BEGIN redis-embedding
         BayeuxEngine engine = BayeuxEngine.create();
-        engine.setCluster(RedisBackplane.builder().uri("redis://127.0.0.1:6379").build());
+        engine.setCluster(RedisBackplane.builder().uri(redisUri).build());   // redis://host:6379
         engine.start();
         // END redis-embedding
         return engine;

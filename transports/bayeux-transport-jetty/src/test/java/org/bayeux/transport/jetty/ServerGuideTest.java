@@ -142,6 +142,36 @@ class ServerGuideTest {
     }
 
     @Test
+    void theMountingExamplesServeAndKeepOtherOriginsOut() throws Exception {
+        HttpClient client = new HttpClient();
+        client.start();
+        try {
+            for (Server jetty : List.of(DocSnippets.transports("127.0.0.1", 0),
+                    DocSnippets.deployment("127.0.0.1", 0))) {
+                try {
+                    String url = "http://127.0.0.1:" + ((ServerConnector) jetty.getConnectors()[0]).getLocalPort()
+                            + "/bayeux";
+                    String handshake = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                            + "\"supportedConnectionTypes\":[\"long-polling\"],\"ext\":{\"ack\":true}}]";
+                    ContentResponse allowed = client.newRequest(url).method("POST")
+                            .headers(headers -> headers.put("Origin", "https://app.example.com"))
+                            .body(new StringRequestContent("application/json", handshake)).send();
+                    assertThat(allowed.getStatus()).isEqualTo(200);
+                    assertThat(allowed.getContentAsString()).contains("\"successful\":true");
+                    ContentResponse foreign = client.newRequest(url).method("POST")
+                            .headers(headers -> headers.put("Origin", "https://evil.example.com"))
+                            .body(new StringRequestContent("application/json", handshake)).send();
+                    assertThat(foreign.getStatus()).isEqualTo(403);
+                } finally {
+                    jetty.stop();
+                }
+            }
+        } finally {
+            client.stop();
+        }
+    }
+
+    @Test
     void theGuidesExamplesWork() throws Exception {
         try (HttpTestServer server = new HttpTestServer("jackson", engine -> engine.maxQueue(20), transport -> { })) {
             Listeners listeners = new Listeners(server.engine);

@@ -1,5 +1,6 @@
 package org.bayeux.transport.jetty.example;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 
 import org.bayeux.api.json.JsonCodec;
@@ -16,7 +17,7 @@ import org.eclipse.jetty.server.Server;
 /**
  * The short fragments of {@code docs/configuration.md}, {@code extensions.md}, {@code transports.md},
  * {@code deployment.md} and {@code json-codecs.md}, compiled here so that they cannot drift from the API;
- * {@code ServerGuideTest} checks each doc shows its fragment word for word, and runs those that need no fixed port.
+ * {@code ServerGuideTest} checks each doc shows its fragment word for word, and runs them.
  */
 public final class DocSnippets {
     /** @return the engine of configuration.md, started */
@@ -50,14 +51,14 @@ public final class DocSnippets {
     }
 
     /**
-     * Compiled only: it binds port 8080.
-     *
+     * @param host the address to listen on (a test gives 127.0.0.1)
+     * @param port the port to listen on (a test gives 0: any free one)
      * @return the Jetty server of transports.md, started
      * @throws Exception if Jetty cannot start
      */
-    public static Server transports() throws Exception {
+    public static Server transports(String host, int port) throws Exception {
         // BEGIN transports
-        Server jetty = new Server(8080);
+        Server jetty = new Server(new InetSocketAddress(host, port));
         BayeuxEngine engine = BayeuxEngine.create(BayeuxServerConfig.defaults());
         TransportConfig transports = TransportConfig.builder()
                 .allowedOrigins("https://app.example.com")
@@ -69,14 +70,14 @@ public final class DocSnippets {
     }
 
     /**
-     * Compiled only: it binds port 8080.
-     *
+     * @param host the address to listen on (a test gives 127.0.0.1)
+     * @param port the port to listen on (a test gives 0: any free one)
      * @return the Jetty server of deployment.md, started
      * @throws Exception if Jetty cannot start
      */
-    public static Server deployment() throws Exception {
+    public static Server deployment(String host, int port) throws Exception {
         // BEGIN deployment
-        Server jetty = new Server(8080);
+        Server jetty = new Server(new InetSocketAddress(host, port));
         BayeuxEngine bayeux = BayeuxEngine.create(BayeuxServerConfig.builder()
                 .timeout(Duration.ofSeconds(25))
                 .build());
