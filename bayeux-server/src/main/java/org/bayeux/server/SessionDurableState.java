@@ -1,0 +1,82 @@
+package org.bayeux.server;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import org.bayeux.api.server.ServerChannel;
+import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.SessionState;
+import org.bayeux.server.cluster.SessionStore;
+import org.bayeux.server.config.BayeuxServerConfig;
+
+/**
+ * A session's subscriptions, and what of the session a {@link SessionStore} sees ({@link SessionState}): kept apart
+ * so that {@link ServerSessionImpl} holds only the session's life, queue and connects. The store is told here when
+ * the subscriptions change.
+ */
+abstract class SessionDurableState extends SessionCallbacks implements SessionState {
+    /** The channels subscribed to ({@link SubscriptionSets}); changed under {@code this}, read without a lock. */
+    private volatile Set<ServerChannelImpl> subscriptions = Set.of();
+
+    SessionDurableState(BayeuxServerConfig config) {
+        super(config);
+    }
+
+    /** @return the store of the engine this session belongs to, now */
+    abstract SessionStore store();
+
+    @Override
+    public Set<ServerChannel> getSubscriptions() {
+        return Set.copyOf(subscriptions);
+    }
+
+    void subscribed(ServerChannelImpl channel) {
+        synchronized (this) {
+            subscriptions = SubscriptionSets.with(subscriptions, channel);
+        }
+        store().changed(this);
+    }
+
+    void unsubscribed(ServerChannelImpl channel) {
+        synchronized (this) {
+            subscriptions = SubscriptionSets.without(subscriptions, channel);
+        }
+        store().changed(this);
+    }
+
+    Set<ServerChannelImpl> subscribedChannels() {
+        return subscriptions;
+    }
+
+    @Override
+    public String sessionId() {
+        return getId();
+    }
+
+    @Override
+    public Set<String> subscriptions() {
+        Set<ServerChannelImpl> now = subscriptions;
+        Set<String> names = new LinkedHashSet<>(now.size() * 2);
+        for (ServerChannelImpl channel : now) {
+            names.add(channel.getId());
+        }
+        return names;
+    }
+
+    /** @return the session's {@code ack} extension, if it has one */
+    AcknowledgedBatch acknowledging() {
+        for (SessionExtension extension : extensionList()) {
+            if (extension instanceof AcknowledgedBatch numbered) {
+                return numbered;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public long ackBatch() {
+        AcknowledgedBatch numbered = acknowledging();
+        return numbered == null ? -1 : numbered.acknowledgedBatch();
+    }
+}
