@@ -13,7 +13,8 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.internal.Callbacks;
-import org.bayeux.server.cluster.SessionStore;
+import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.ChannelPosition;
 import org.bayeux.server.transport.Carrier;
 
 /**
@@ -24,7 +25,6 @@ import org.bayeux.server.transport.Carrier;
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
 final class ServerSessionImpl extends SessionDurableState {
-    private final SessionParts parts;
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
@@ -46,8 +46,7 @@ final class ServerSessionImpl extends SessionDurableState {
     private boolean handingOff;
 
     ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
-        super(parts.config());
-        this.parts = parts;
+        super(parts);
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
@@ -110,13 +109,16 @@ final class ServerSessionImpl extends SessionDurableState {
     }
 
     @Override
-    SessionStore store() {
-        return parts.store();
+    public long deliveryPosition() {
+        return out.delivered();
     }
 
     @Override
-    public long deliveryPosition() {
-        return out.delivered();
+    Map<String, ChannelPosition> lastPositions() {
+        synchronized (lock) {
+            AcknowledgedBatch acknowledging = acknowledging();
+            return Map.copyOf(acknowledging != null ? acknowledging.acknowledgedPositions() : out.handedPositions());
+        }
     }
 
     // ---- delivery -------------------------------------------------------------------------------------------

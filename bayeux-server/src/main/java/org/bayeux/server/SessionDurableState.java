@@ -1,14 +1,17 @@
 package org.bayeux.server;
 
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.ChannelPosition;
 import org.bayeux.server.cluster.SessionState;
 import org.bayeux.server.cluster.SessionStore;
-import org.bayeux.server.config.BayeuxServerConfig;
 
 /**
  * A session's subscriptions, and what of the session a {@link SessionStore} sees ({@link SessionState}): kept apart
@@ -19,12 +22,23 @@ abstract class SessionDurableState extends SessionCallbacks implements SessionSt
     /** The channels subscribed to ({@link SubscriptionSets}); changed under {@code this}, read without a lock. */
     private volatile Set<ServerChannelImpl> subscriptions = Set.of();
 
-    SessionDurableState(BayeuxServerConfig config) {
-        super(config);
+    /** What every session of the engine works with. */
+    final SessionParts parts;
+
+    SessionDurableState(SessionParts parts) {
+        super(parts.config());
+        this.parts = parts;
     }
 
     /** @return the store of the engine this session belongs to, now */
-    abstract SessionStore store();
+    SessionStore store() {
+        return parts.store();
+    }
+
+    /** @return whether this session keeps positions: its engine has a cluster, which may give messages one */
+    boolean tracksPositions() {
+        return parts.cluster().hasCluster();
+    }
 
     @Override
     public Set<ServerChannel> getSubscriptions() {
@@ -72,6 +86,33 @@ abstract class SessionDurableState extends SessionCallbacks implements SessionSt
             }
         }
         return null;
+    }
+
+    /**
+     * @return per channel, the last position handed to a carrier or, with the {@code ack} extension, acknowledged:
+     *         a copy, taken under the session's lock
+     */
+    abstract Map<String, ChannelPosition> lastPositions();
+
+    @Override
+    public Map<String, ChannelPosition> positions() {
+        Map<String, ChannelPosition> last = lastPositions();
+        if (last.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, ChannelPosition> subscribed = new HashMap<>(last.size() * 2);
+        for (ServerChannelImpl channel : subscriptions) {
+            ChannelPosition position = channel.isWildcard() ? null : last.get(channel.getId());
+            if (position != null) {
+                subscribed.put(channel.getId(), position);
+            }
+        }
+        return Map.copyOf(subscribed);
+    }
+
+    @Override
+    public Duration maxInterval() {
+        return getMaxInterval();
     }
 
     @Override

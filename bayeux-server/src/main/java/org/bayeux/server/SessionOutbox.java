@@ -1,16 +1,21 @@
 package org.bayeux.server;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.server.DeQueueListener;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.ChannelPosition;
 import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.internal.PositionLog;
 
 /**
  * A session's way out, and its bookkeeping: the queue, whether what it holds is due, the lazy flush timer, the state
- * of a push handed to the carrier, and how many messages were taken from the queue for carriers.
+ * of a push handed to the carrier, how many messages were taken from the queue for carriers and, with a cluster, the
+ * position of the last one of each channel ({@link org.bayeux.server.cluster.SessionState#positions()}).
  *
  * <p>Kept apart from {@link ServerSessionImpl}, which decides <em>when</em> messages leave (a held connect, a push, a
  * piggy-back); this class is <em>what</em> leaves and what is counted when it does. Guarded by the session's lock:
@@ -28,6 +33,10 @@ final class SessionOutbox {
     boolean pushDeferred;
     /** How many messages were taken from the queue for carriers; written under the lock. */
     private volatile long delivered;
+    /** Per channel, the last position taken for a carrier; made at the first message with one. */
+    private PositionLog handed;
+    /** The acknowledged batch the store was last told of, for a session with the {@code ack} extension. */
+    private long toldAckBatch = -1;
 
     SessionOutbox(JsonCodec codec) {
         this.queue = new SessionQueue(codec);
@@ -93,7 +102,47 @@ final class SessionOutbox {
         if (!due && lazyFlushTimer != null) {
             lazyFlushTimer.cancel();
         }
+        if (session.tracksPositions()) {
+            track(session, result);
+        }
         return result;
+    }
+
+    /**
+     * Keeps the positions of what leaves, and tells the store once for the whole batch if they moved. With the
+     * {@code ack} extension the positions that count are the acknowledged ones, which the extension keeps (its
+     * dequeue listener, run just now, forgot the batches the client acknowledged): the store is told when the
+     * acknowledged batch moved.
+     */
+    private void track(ServerSessionImpl session, List<ServerMessage> taken) {
+        boolean moved = false;
+        AcknowledgedBatch acknowledging = session.acknowledging();
+        if (acknowledging != null) {
+            long batch = acknowledging.acknowledgedBatch();
+            moved = batch != toldAckBatch;
+            toldAckBatch = batch;
+        } else {
+            for (ServerMessage message : taken) {
+                if (handed == null && ChannelPosition.of(message) == null) {
+                    continue;
+                }
+                if (handed == null) {
+                    handed = new PositionLog();
+                }
+                moved |= handed.record(message);
+            }
+        }
+        if (moved) {
+            session.store().changed(session);
+        }
+    }
+
+    /**
+     * @return per channel, the last position taken for a carrier (a view, to copy under the lock), without the
+     *         {@code ack} extension
+     */
+    Map<String, ChannelPosition> handedPositions() {
+        return handed == null ? Map.of() : handed.view();
     }
 
     /** The session ended: nothing more leaves. */
