@@ -168,7 +168,6 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     public void created(SessionState session) {
         live.put(session.sessionId(), session);
         dirty.put(session.sessionId(), session);
-        LockSupport.unpark(writer);
     }
 
     @Override
@@ -190,7 +189,11 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
     // ---- reading any node's session -------------------------------------------------------------------------
 
-    /** Blocks up to the operation timeout: not for engine threads. */
+    /**
+     * Blocks up to the operation timeout: not for engine threads.
+     *
+     * @throws IllegalStateException if Redis could not be read (not connected, or no answer in time)
+     */
     @Override
     public SessionState find(String sessionId) {
         try {
@@ -270,8 +273,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                     outcome(true, null);
                 }
             }
-            long left = period - (System.nanoTime() - started);
-            if (running && left > 0) {
+            // One round per period, however many sessions changed meanwhile (only close() wakes it early).
+            long next = started + period;
+            for (long left = next - System.nanoTime(); running && left > 0; left = next - System.nanoTime()) {
                 LockSupport.parkNanos(this, left);
             }
         }
