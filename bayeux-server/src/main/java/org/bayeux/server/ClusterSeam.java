@@ -93,6 +93,11 @@ final class ClusterSeam implements ClusterNode {
         return listeners;
     }
 
+    /** @return whether a cluster is installed (whose messages may carry positions) */
+    boolean hasCluster() {
+        return cluster != null;
+    }
+
     /** @return true if a publish to this channel leaves the node: there is a cluster, and it is not a service */
     boolean forwards(ChannelId channel) {
         return cluster != null && !channel.isService();

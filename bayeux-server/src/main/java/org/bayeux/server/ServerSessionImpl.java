@@ -3,22 +3,18 @@ package org.bayeux.server;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
 import org.bayeux.api.Session;
-import org.bayeux.api.server.DeQueueListener;
 import org.bayeux.api.server.LocalSession;
-import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.internal.Callbacks;
-import org.bayeux.api.server.SessionExtension;
 import org.bayeux.server.cluster.AcknowledgedBatch;
-import org.bayeux.server.cluster.SessionState;
+import org.bayeux.server.cluster.ChannelPosition;
 import org.bayeux.server.transport.Carrier;
 
 /**
@@ -28,46 +24,33 @@ import org.bayeux.server.transport.Carrier;
  * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
  * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl extends SessionCallbacks implements SessionState {
-    private final SessionParts parts;
+final class ServerSessionImpl extends SessionDurableState {
     private final String id;
     private final LocalSessionImpl localSession;
     private final Object lock = new Object();
-    /** The channels subscribed to ({@link SubscriptionSets}); changed under {@code this}, read without a lock. */
-    private volatile Set<ServerChannelImpl> subscriptions = Set.of();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
     private volatile long expiresAtNanos;
 
     // Guarded by lock.
-    private final SessionQueue queue;
+    /** The queue, what is due, pushes in flight, and what was taken for carriers. */
+    private final SessionOutbox out;
     private HeldConnect held;
     private long holdCycle;
     private final HoldTimer holdTimer;
-    /** Made when the first lazy message is queued: most sessions never receive one. */
-    private LazyFlushTimer lazyFlushTimer;
     private int batchDepth;
     private boolean connectedOnce;
     private final ConnectAdvice advised = new ConnectAdvice();
-    /** The queue holds a message that must not wait: a non-lazy one, or lazy ones whose timeout has passed. */
-    private boolean due;
-    /** A push was handed to the carrier ({@link Carrier#executePush(Runnable)}) and has not run yet. */
-    private boolean pushScheduled;
-    /** A push waits for the carrier's backlog to shrink ({@link Carrier#deferPush(Runnable)}). */
-    private boolean pushDeferred;
     /** The engine drains: connects are answered at once, and the one that empties the queue ends the session. */
     private boolean handingOff;
-    /** How many messages were taken from the queue for carriers; written under the lock. */
-    private volatile long delivered;
 
     ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
-        super(parts.config());
-        this.parts = parts;
+        super(parts);
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
-        this.queue = new SessionQueue(parts.codec());
+        this.out = new SessionOutbox(parts.codec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
     }
 
@@ -114,68 +97,28 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     @Override
     public int getQueueSize() {
         synchronized (lock) {
-            return queue.size();
+            return out.queue().size();
         }
     }
 
     @Override
     public long getQueueBytes() {
         synchronized (lock) {
-            return queue.bytes();
+            return out.queue().bytes();
         }
-    }
-
-    @Override
-    public Set<ServerChannel> getSubscriptions() {
-        return Set.copyOf(subscriptions);
-    }
-
-    void subscribed(ServerChannelImpl channel) {
-        synchronized (this) {
-            subscriptions = SubscriptionSets.with(subscriptions, channel);
-        }
-        parts.store().changed(this);
-    }
-
-    void unsubscribed(ServerChannelImpl channel) {
-        synchronized (this) {
-            subscriptions = SubscriptionSets.without(subscriptions, channel);
-        }
-        parts.store().changed(this);
-    }
-
-    @Override
-    public String sessionId() {
-        return id;
-    }
-
-    @Override
-    public Set<String> subscriptions() {
-        Set<ServerChannelImpl> now = subscriptions;
-        Set<String> names = new java.util.LinkedHashSet<>(now.size() * 2);
-        for (ServerChannelImpl channel : now) {
-            names.add(channel.getId());
-        }
-        return names;
     }
 
     @Override
     public long deliveryPosition() {
-        return delivered;
+        return out.delivered();
     }
 
     @Override
-    public long ackBatch() {
-        for (SessionExtension extension : extensionList()) {
-            if (extension instanceof AcknowledgedBatch numbered) {
-                return numbered.acknowledgedBatch();
-            }
+    Map<String, ChannelPosition> lastPositions() {
+        synchronized (lock) {
+            AcknowledgedBatch acknowledging = acknowledging();
+            return Map.copyOf(acknowledging != null ? acknowledging.acknowledgedPositions() : out.handedPositions());
         }
-        return -1;
-    }
-
-    Set<ServerChannelImpl> subscribedChannels() {
-        return subscriptions;
     }
 
     // ---- delivery -------------------------------------------------------------------------------------------
@@ -247,7 +190,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             if (state.isEnded() || !offerToQueueListeners(sender, message)) {
                 return false;
             }
-            Overflow overflow = admit(queue, carrier, size, sender, message, parts.queueLimitCounters());
+            Overflow overflow = admit(out.queue(), carrier, size, sender, message, parts.queueLimitCounters());
             if (overflow == Overflow.DROP) {
                 return false;
             }
@@ -255,16 +198,8 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             if (overflowDisconnect) {
                 wake = false;
             } else {
-                queue.add(message, size);
-                if (lazyDelayNanos == 0) {
-                    due = true;
-                } else {
-                    if (lazyFlushTimer == null) {
-                        lazyFlushTimer = new LazyFlushTimer(parts.scheduler(), this::lazyFlush);
-                    }
-                    lazyFlushTimer.schedule(lazyDelayNanos);
-                }
-                wake = due && batchDepth == 0;
+                out.add(message, size, lazyDelayNanos, parts.scheduler(), this::lazyFlush);
+                wake = out.due && batchDepth == 0;
             }
         }
         if (overflowDisconnect) {
@@ -281,8 +216,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
 
     private void lazyFlush() {
         synchronized (lock) {
-            lazyFlushTimer.fired();
-            due = !queue.isEmpty();
+            out.lazyFired();
             if (batchDepth > 0) {
                 return;
             }
@@ -297,16 +231,16 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     void flush() {
         Carrier pushing;
         synchronized (lock) {
-            if (batchDepth > 0 || held == null || !due) {
+            if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
             if (!held.carrier.pushesWhileHeld() || isMetaConnectDeliveryOnly()) {
                 pushing = null;
-            } else if (pushScheduled || pushDeferred) {
+            } else if (out.pushScheduled || out.pushDeferred) {
                 // The scheduled or deferred push has not run yet; it will take this message too.
                 return;
             } else {
-                pushScheduled = true;
+                out.pushScheduled = true;
                 pushing = held.carrier;
             }
         }
@@ -320,16 +254,16 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     /** Runs when the carrier decides: sends everything queued meanwhile, or completes the held connect. */
     private void push() {
         synchronized (lock) {
-            pushScheduled = false;
-            if (batchDepth > 0 || held == null || !due) {
+            out.pushScheduled = false;
+            if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
             if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
                 // Frames are capped in size: send as many as the queue needs, bounded by its length now, while the
                 // socket keeps up; what it cannot take yet stays queued, within reach of the max-queue policy.
-                for (int frames = queue.size(); frames > 0 && !queue.isEmpty(); frames--) {
+                for (int frames = out.queue().size(); frames > 0 && !out.queue().isEmpty(); frames--) {
                     if (held.carrier.deferPush(this::resumePush)) {
-                        pushDeferred = true;
+                        out.pushDeferred = true;
                         return;
                     }
                     held.carrier.send(parts.encoded(drain(null, held.carrier.maxResponseBytes())));
@@ -344,50 +278,45 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     /** The carrier's backlog shrank after a deferred push. */
     private void resumePush() {
         synchronized (lock) {
-            pushDeferred = false;
+            out.pushDeferred = false;
         }
         flush();
     }
 
     private void flushNow() {
-        HeldConnect completing;
-        ServerMessageImpl reply;
-        List<ServerMessage> messages;
+        EndedHold ended;
         synchronized (lock) {
-            if (batchDepth > 0 || held == null || !due) {
+            if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
-            completing = held;
-            held = null;
-            holdTimer.disarm();
-            reply = completing.reply();
-            messages = drain(reply, completing.carrier.maxResponseBytes());
+            ended = endHold(true);
         }
-        completeConnect(completing, reply, messages);
+        completeConnect(ended);
+    }
+
+    /** A held connect that ended: its reply, and the messages taken to go before it. */
+    private record EndedHold(HeldConnect connect, ServerMessageImpl reply, List<ServerMessage> messages) {
     }
 
     /**
-     * Takes what fits in {@code maxBytes} for delivery ({@link SessionQueue#take}); {@link DeQueueListener}s may
-     * rewrite it first; the rest stays queued, still due. Called under the lock.
+     * Ends the held connect, under the lock: takes what fits its carrier, to be sent by {@link #completeConnect}
+     * outside the lock.
      *
-     * @param connectReply the connect reply the messages go out with (listeners then run even for an empty
-     *                     queue), or null when they are pushed or piggy-backed
-     * @param maxBytes the most JSON bytes the carrier takes at once
+     * @param disarm whether the hold timer is still armed for it (false when it is the timer that fired)
      */
-    private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
-        // Listeners see a connect reply's empty queue too; with none, an empty queue needs no work (nor a deque).
-        boolean always = connectReply != null && !deQueueListeners().isEmpty();
-        List<ServerMessage> result = queue.take(maxBytes, always, leaving -> {
-            for (DeQueueListener listener : deQueueListeners()) {
-                Callbacks.run(listener, () -> listener.deQueue(this, leaving, connectReply));
-            }
-        });
-        due = !queue.isEmpty();
-        delivered += result.size();
-        if (!due && lazyFlushTimer != null) {
-            lazyFlushTimer.cancel();
+    private EndedHold endHold(boolean disarm) {
+        HeldConnect completing = held;
+        held = null;
+        if (disarm) {
+            holdTimer.disarm();
         }
-        return result;
+        ServerMessageImpl reply = completing.reply();
+        return new EndedHold(completing, reply, drain(reply, completing.carrier.maxResponseBytes()));
+    }
+
+    /** Takes what fits for a carrier ({@link SessionOutbox#drain}); under the lock. */
+    private List<ServerMessage> drain(ServerMessageImpl connectReply, int maxBytes) {
+        return out.drain(this, connectReply, maxBytes);
     }
 
     /**
@@ -401,7 +330,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             return List.of();
         }
         synchronized (lock) {
-            if (batchDepth > 0 || queue.isEmpty()) {
+            if (batchDepth > 0 || out.queue().isEmpty()) {
                 return List.of();
             }
             if (held != null && held.carrier.pushesWhileHeld()) {
@@ -433,7 +362,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             }
             state = State.CONNECTED;
             // A push deferred by the previous carrier would wait for a backlog that no longer matters.
-            pushDeferred &= carrier == via;
+            out.pushDeferred &= carrier == via;
             carrier = via;
             superseded = held;
             held = null;
@@ -447,7 +376,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
                 holdMillis = Math.min(holdMillis, requestedTimeoutMillis);
             }
             // Queued lazy messages, or messages of an open batch, are not due: the connect may wait for them.
-            boolean nothingDue = !due || batchDepth > 0;
+            boolean nothingDue = !out.due || batchDepth > 0;
             Map<String, Object> refusal = null;
             boolean hold = alone && !first && holdMillis > 0 && nothingDue && !handingOff && via.canHoldConnect()
                     && (refusal = via.refuseHold(this)) == null;
@@ -463,7 +392,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
                 outcome = ConnectOutcome.HELD;
             } else {
                 outcome = new ConnectOutcome(drain(reply, via.maxResponseBytes()));
-                if (handingOff && queue.isEmpty()) {
+                if (handingOff && out.queue().isEmpty()) {
                     Draining.lastConnect(reply);
                     outcome = new ConnectOutcome(outcome.messages, true);
                 }
@@ -489,9 +418,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
      * @return true if the session ended now
      */
     boolean handOff() {
-        HeldConnect completing;
-        ServerMessageImpl reply;
-        List<ServerMessage> messages;
+        EndedHold ended;
         boolean last;
         synchronized (lock) {
             if (state.isEnded() || localSession != null) {
@@ -501,17 +428,13 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             if (held == null) {
                 return false;
             }
-            completing = held;
-            held = null;
-            holdTimer.disarm();
-            reply = completing.reply();
-            messages = drain(reply, completing.carrier.maxResponseBytes());
-            last = queue.isEmpty();
+            ended = endHold(true);
+            last = out.queue().isEmpty();
             if (last) {
-                Draining.lastConnect(reply);
+                Draining.lastConnect(ended.reply());
             }
         }
-        completeConnect(completing, reply, messages);
+        completeConnect(ended);
         if (last) {
             parts.sessions().remove(this, null, State.DISCONNECTED, false);
         }
@@ -519,27 +442,23 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
     }
 
     private void holdTimedOut(long cycle) {
-        HeldConnect completing;
-        ServerMessageImpl reply;
-        List<ServerMessage> messages;
+        EndedHold ended;
         synchronized (lock) {
             if (held == null || held.cycle != cycle) {
                 return;
             }
-            completing = held;
-            held = null;
-            reply = completing.reply();
-            messages = drain(reply, completing.carrier.maxResponseBytes());
+            ended = endHold(false);
         }
-        completeConnect(completing, reply, messages);
+        completeConnect(ended);
     }
 
-    private void completeConnect(HeldConnect connect, ServerMessageImpl reply, List<ServerMessage> messages) {
-        connect.carrier.holdEnded(this);
+    private void completeConnect(EndedHold ended) {
+        Carrier via = ended.connect().carrier;
+        via.holdEnded(this);
         synchronized (lock) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
-        parts.sendReply(this, reply, messages, connect.carrier);
+        parts.sendReply(this, ended.reply(), ended.messages(), via);
     }
 
     /**
@@ -559,7 +478,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             }
             if (carrier == failed) {
                 carrier = null;
-                pushDeferred = false;
+                out.pushDeferred = false;
             }
         }
         if (dropped != null) {
@@ -618,10 +537,7 @@ final class ServerSessionImpl extends SessionCallbacks implements SessionState {
             releasing = held;
             held = null;
             holdTimer.stop();
-            queue.clear();
-            if (lazyFlushTimer != null) {
-                lazyFlushTimer.cancel();
-            }
+            out.clear();
             last = carrier;
         }
         List<ServerMessage> first = List.of();

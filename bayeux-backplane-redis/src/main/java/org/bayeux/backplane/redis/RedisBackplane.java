@@ -133,9 +133,13 @@ public final class RedisBackplane implements Cluster {
     /** True while a reader opens the publishing connection. Guarded by this. */
     private boolean connectingPublisher;
 
+    /** With {@link RedisBackplaneConfig#SESSION_STORE}: this node's sessions' state in Redis; else null. */
+    private final RedisSessionStore sessionStore;
+
     /** @param config where Redis is, and the bounds */
     public RedisBackplane(RedisBackplaneConfig config) {
         this.config = Objects.requireNonNull(config, "config");
+        this.sessionStore = config.sessionStore() ? new RedisSessionStore(config, nodeId) : null;
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
         this.shardReads = new ShardReads(this, shards, config);
         this.calls = new HistoryCalls(config, shards);
@@ -149,6 +153,15 @@ public final class RedisBackplane implements Cluster {
     /** @return the settings */
     public RedisBackplaneConfig config() {
         return config;
+    }
+
+    /**
+     * @return with {@link RedisBackplaneConfig#SESSION_STORE} on, the store that writes this node's sessions' state
+     *         to Redis, started and stopped with the backplane; install it before the engine starts
+     *         ({@code engine.setSessionStore(backplane.sessionStore())}); null when the option is off
+     */
+    public RedisSessionStore sessionStore() {
+        return sessionStore;
     }
 
     /**
@@ -175,6 +188,9 @@ public final class RedisBackplane implements Cluster {
         running = true;
         everConnected = false;
         link = RedisLink.create(config, MAX_BACKOFF);
+        if (sessionStore != null) {
+            sessionStore.start();
+        }
         recoveries = Executors.newFixedThreadPool(RECOVERY_THREADS, runnable -> {
             Thread thread = new Thread(runnable, "redis-backplane-recovery");
             thread.setDaemon(true);
@@ -435,6 +451,9 @@ public final class RedisBackplane implements Cluster {
         }
         // Closes every connection of the link: the publishing one and the readers'.
         link.shutdown();
+        if (sessionStore != null) {
+            sessionStore.close();
+        }
         readerConnected = false;
         RecoveryExtension installed = recovery;
         if (installed != null) {

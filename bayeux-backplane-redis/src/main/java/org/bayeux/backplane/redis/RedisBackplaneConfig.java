@@ -110,11 +110,30 @@ public final class RedisBackplaneConfig extends TypedConfig {
             "How long a node goes on reading a fan-out stream after its last subscription needing it ended, so that "
                     + "a client that unsubscribes and subscribes again does not make it stop and start reading.");
 
+    /** Whether sessions' durable state is written to Redis. */
+    public static final ConfigOption<Boolean> SESSION_STORE = ConfigOption.bool("sessionStore", false,
+            "Whether the backplane writes its sessions' subscriptions, positions and acknowledged batch to Redis "
+                    + "(RedisSessionStore, one hash per session, see docs/cluster.md), where another node can read "
+                    + "them; off by default (nothing continues a session on another node yet).");
+    /** How long changes of sessions' state are gathered before they are written. */
+    public static final ConfigOption<Duration> SESSION_WRITE_DELAY = ConfigOption.duration("sessionWriteDelay",
+            Duration.ofMillis(200), d -> d.compareTo(Duration.ofMillis(10)) >= 0
+                    && d.compareTo(Duration.ofSeconds(10)) <= 0, "a duration from 10ms to 10s",
+            "With sessionStore: how often the changed sessions' state is written to Redis (at most one write per "
+                    + "session per period, whatever the number of messages); what Redis may lag behind by.");
+    /** How often live sessions' keys have their expiry renewed. */
+    public static final ConfigOption<Duration> SESSION_REFRESH = ConfigOption.duration("sessionRefresh",
+            Duration.ofSeconds(5), d -> d.compareTo(Duration.ofSeconds(1)) >= 0
+                    && d.compareTo(Duration.ofMinutes(10)) <= 0, "a duration from 1s to 10m",
+            "With sessionStore: how often a node renews the expiry of its live sessions' keys; a key expires "
+                    + "maxInterval + 2 × sessionRefresh after its last write or renewal, so between maxInterval + "
+                    + "sessionRefresh and maxInterval + 2 × sessionRefresh after its node died.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
             OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
             HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL,
-            SHARD_READ_GRACE);
+            SHARD_READ_GRACE, SESSION_STORE, SESSION_WRITE_DELAY, SESSION_REFRESH);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -229,6 +248,21 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(PRESENCE_TTL);
     }
 
+    /** @return {@link #SESSION_STORE} */
+    public boolean sessionStore() {
+        return get(SESSION_STORE);
+    }
+
+    /** @return {@link #SESSION_WRITE_DELAY} */
+    public Duration sessionWriteDelay() {
+        return get(SESSION_WRITE_DELAY);
+    }
+
+    /** @return {@link #SESSION_REFRESH} */
+    public Duration sessionRefresh() {
+        return get(SESSION_REFRESH);
+    }
+
     /** Collects values over the defaults, each validated as it is set. */
     public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
@@ -306,6 +340,16 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder shardReadGrace(Duration grace) {
             return set(SHARD_READ_GRACE, grace);
+        }
+
+        /**
+         * @param on {@link #SESSION_STORE}
+         * @param writeDelay {@link #SESSION_WRITE_DELAY}
+         * @param refresh {@link #SESSION_REFRESH}
+         * @return this builder
+         */
+        public Builder sessionStore(boolean on, Duration writeDelay, Duration refresh) {
+            return set(SESSION_STORE, on).set(SESSION_WRITE_DELAY, writeDelay).set(SESSION_REFRESH, refresh);
         }
 
         /** @return the configuration */

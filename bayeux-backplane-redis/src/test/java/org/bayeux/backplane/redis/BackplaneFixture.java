@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.server.LocalSession;
@@ -122,8 +123,20 @@ final class BackplaneFixture implements AfterEachCallback {
      *         connected; stopped after the test
      */
     Node node(BayeuxServerConfig serverConfig, RedisBackplane backplane) throws Exception {
+        return node(serverConfig, backplane, engine -> { });
+    }
+
+    /**
+     * @param serverConfig the engine's configuration
+     * @param backplane its cluster
+     * @param beforeStart what else to set on the engine before it starts (a session store)
+     * @return {@link #node(BayeuxServerConfig, RedisBackplane)}
+     */
+    Node node(BayeuxServerConfig serverConfig, RedisBackplane backplane, Consumer<BayeuxEngine> beforeStart)
+            throws Exception {
         BayeuxEngine engine = BayeuxEngine.create(serverConfig);
         engine.setCluster(backplane);
+        beforeStart.accept(engine);
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");

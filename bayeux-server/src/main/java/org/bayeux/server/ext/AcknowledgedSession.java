@@ -14,6 +14,8 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
 import org.bayeux.server.ServerMessageImpl;
 import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.ChannelPosition;
+import org.bayeux.server.internal.PositionLog;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +48,8 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
     private volatile long lastBatch;
     /** The batch of the newest entry kept, 0 when none is; written under the session's lock. */
     private volatile long newestKeptBatch;
+    /** Guarded by the session's lock: per channel, the last position the client acknowledged. */
+    private final PositionLog positions = new PositionLog();
     /** Set when unacknowledged and queued messages reached maxQueue: the session is ended at the next chance. */
     private volatile boolean overflowed;
 
@@ -169,7 +173,9 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
     private void forgetAcknowledged() {
         long acknowledged = acknowledgedBatch.get();
         while (!unacknowledged.isEmpty() && unacknowledged.peekFirst().batch() <= acknowledged) {
-            unacknowledgedBytes -= unacknowledged.pollFirst().bytes();
+            Sent gone = unacknowledged.pollFirst();
+            unacknowledgedBytes -= gone.bytes();
+            positions.record(gone.message());
         }
         if (unacknowledged.isEmpty()) {
             newestKeptBatch = 0;
@@ -201,5 +207,10 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
     @Override
     public long acknowledgedBatch() {
         return acknowledgedBatch.get();
+    }
+
+    @Override
+    public Map<String, ChannelPosition> acknowledgedPositions() {
+        return positions.view();
     }
 }

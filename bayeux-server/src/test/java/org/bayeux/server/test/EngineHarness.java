@@ -21,11 +21,22 @@ public final class EngineHarness implements AutoCloseable {
      * @return a started engine
      */
     public static EngineHarness start(Consumer<BayeuxServerConfig.Builder> configure) {
+        return start(configure, server -> { });
+    }
+
+    /**
+     * @param configure adjusts the configuration
+     * @param beforeStart what else to set on the engine before it starts (a cluster, a session store)
+     * @return a started engine
+     */
+    public static EngineHarness start(Consumer<BayeuxServerConfig.Builder> configure,
+            Consumer<BayeuxServerImpl> beforeStart) {
         // The suite runs once per codec; see the surefire executions in this module's pom.
         BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder()
                 .codec(System.getProperty("bayeux.test.codec", "jackson"));
         configure.accept(builder);
         BayeuxServerImpl server = new BayeuxServerImpl(builder.build());
+        beforeStart.accept(server);
         server.start();
         return new EngineHarness(server);
     }

@@ -85,6 +85,10 @@ public final class StandaloneServer implements AutoCloseable {
         backplane = options.backplaneConfig == null ? null : new RedisBackplane(options.backplaneConfig);
         if (backplane != null) {
             engine.setCluster(backplane);
+            if (backplane.sessionStore() != null) {
+                // --set sessionStore=true: sessions' state written to Redis as well (docs/cluster.md).
+                engine.setSessionStore(backplane.sessionStore());
+            }
         } else if (options.testCluster != null) {
             engine.setCluster(options.testCluster);
         }

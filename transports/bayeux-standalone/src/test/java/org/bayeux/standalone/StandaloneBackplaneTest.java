@@ -76,6 +76,39 @@ class StandaloneBackplaneTest {
         }
     }
 
+    @Test
+    void withSessionStoreOnEachNodeWritesItsSessionsWhereTheOtherReadsThem() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                StandaloneServer a = server(redis, "--set", "sessionStore=true", "--set", "sessionWriteDelay=50ms");
+                StandaloneServer b = server(redis, "--set", "sessionStore=true")) {
+            assertThat(a.getEngine().getSessionStore()).isSameAs(a.getBackplane().sessionStore()).isNotNull();
+            assertThat(a.getBackplane().config().sessionWriteDelay()).isEqualTo(Duration.ofMillis(50));
+            await("both nodes read from Redis").atMost(WAIT)
+                    .until(() -> a.getBackplane().isConnected() && b.getBackplane().isConnected());
+            BayeuxClient onA = client(a, ClientTransport.WEBSOCKET);
+            try {
+                subscribe(onA);
+                await("B reads A's session").atMost(WAIT).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                        .untilAsserted(() -> assertThat(b.getBackplane().sessionStore().find(onA.getId())
+                                .subscriptions()).containsExactly("/chat/room"));
+            } finally {
+                onA.close();
+            }
+        }
+        assertThat(StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001").backplaneConfig.sessionStore())
+                .as("off by default").isFalse();
+    }
+
+    private static StandaloneServer server(RedisProcess redis, String... more) throws Exception {
+        String[] args = new String[4 + more.length];
+        args[0] = "--backplane";
+        args[1] = redis.uri();
+        args[2] = "--set";
+        args[3] = "timeout=5s";
+        System.arraycopy(more, 0, args, 4, more.length);
+        return new StandaloneServer(StandaloneOptions.parse(args).port(0).host("127.0.0.1"));
+    }
+
     private static StandaloneServer server(RedisProcess redis) throws Exception {
         return new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(), "--set", "timeout=5s")
                 .port(0).host("127.0.0.1"));
