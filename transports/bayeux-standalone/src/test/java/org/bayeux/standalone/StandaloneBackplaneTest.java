@@ -6,13 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
 import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
 import org.junit.jupiter.api.Test;
 
@@ -59,11 +57,11 @@ class StandaloneBackplaneTest {
                 StandaloneServer b = server(redis)) {
             await("both nodes read from Redis").atMost(WAIT)
                     .until(() -> a.getBackplane().isConnected() && b.getBackplane().isConnected());
-            BayeuxClient onA = client(a, ClientTransport.WEBSOCKET);
-            BayeuxClient onB = client(b, ClientTransport.LONG_POLLING);
+            BayeuxClient onA = ChatRoomClients.connect(a, ClientTransport.WEBSOCKET);
+            BayeuxClient onB = ChatRoomClients.connect(b, ClientTransport.LONG_POLLING);
             try {
-                BlockingQueue<Object> receivedOnA = subscribe(onA);
-                BlockingQueue<Object> receivedOnB = subscribe(onB);
+                BlockingQueue<Object> receivedOnA = ChatRoomClients.subscribe(onA);
+                BlockingQueue<Object> receivedOnB = ChatRoomClients.subscribe(onB);
                 Message reply = onA.getChannel("/chat/room").publishAsync("hello")
                         .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(reply.isSuccessful()).isTrue();
@@ -85,9 +83,9 @@ class StandaloneBackplaneTest {
             assertThat(a.getBackplane().config().sessionWriteDelay()).isEqualTo(Duration.ofMillis(50));
             await("both nodes read from Redis").atMost(WAIT)
                     .until(() -> a.getBackplane().isConnected() && b.getBackplane().isConnected());
-            BayeuxClient onA = client(a, ClientTransport.WEBSOCKET);
+            BayeuxClient onA = ChatRoomClients.connect(a, ClientTransport.WEBSOCKET);
             try {
-                subscribe(onA);
+                ChatRoomClients.subscribe(onA);
                 await("B reads A's session").atMost(WAIT).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                         .untilAsserted(() -> assertThat(b.getBackplane().sessionStore().find(onA.getId())
                                 .subscriptions()).containsExactly("/chat/room"));
@@ -112,20 +110,5 @@ class StandaloneBackplaneTest {
     private static StandaloneServer server(RedisProcess redis) throws Exception {
         return new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(), "--set", "timeout=5s")
                 .port(0).host("127.0.0.1"));
-    }
-
-    private static BayeuxClient client(StandaloneServer server, String transport) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(
-                "http://127.0.0.1:" + server.getPort() + "/bayeux").transports(transport).build());
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
-    }
-
-    private static BlockingQueue<Object> subscribe(BayeuxClient client) throws Exception {
-        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
-        Message reply = client.getChannel("/chat/room").subscribeAsync((c, m) -> received.add(m.getData()))
-                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(reply.isSuccessful()).isTrue();
-        return received;
     }
 }

@@ -13,11 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,11 +54,11 @@ class StandaloneOortDrainTest {
             try {
                 await("both nodes joined").atMost(WAIT)
                         .until(() -> a.getOort().members().size() == 1 && b.getOort().members().size() == 1);
-                onA = client(a, ClientTransport.WEBSOCKET);
-                onB = client(b, ClientTransport.WEBSOCKET);
-                BlockingQueue<Object> receivedOnA = subscribe(onA);
-                BlockingQueue<Object> receivedOnB = subscribe(onB);
-                publish(onB, "before");
+                onA = ChatRoomClients.connect(a, ClientTransport.WEBSOCKET);
+                onB = ChatRoomClients.connect(b, ClientTransport.WEBSOCKET);
+                BlockingQueue<Object> receivedOnA = ChatRoomClients.subscribe(onA);
+                BlockingQueue<Object> receivedOnB = ChatRoomClients.subscribe(onB);
+                ChatRoomClients.publish(onB, "before");
                 assertThat(receivedOnA.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("before");
                 assertThat(receivedOnB.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("before");
                 long leavesBefore = b.getOort().stats().leaves();
@@ -72,7 +70,7 @@ class StandaloneOortDrainTest {
 
                 // B's clients do not notice: B is ready and delivers its own publishes, during and after the drain.
                 assertThat(ready(b)).isEqualTo(200);
-                publish(onB, "during");
+                ChatRoomClients.publish(onB, "during");
                 assertThat(receivedOnB.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("during");
 
                 stopped.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -86,7 +84,7 @@ class StandaloneOortDrainTest {
                 assertThat(b.getOort().id()).as("A did not declare B left: B keeps its incarnation")
                         .isEqualTo(incarnationOfB);
                 assertThat(ready(b)).as("a peer leaving does not make B unready").isEqualTo(200);
-                publish(onB, "after");
+                ChatRoomClients.publish(onB, "after");
                 assertThat(receivedOnB.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("after");
                 assertThat(receivedOnB).as("exactly once").isEmpty();
             } finally {
@@ -104,24 +102,5 @@ class StandaloneOortDrainTest {
     private int ready(StandaloneServer server) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.getPort() + "/health/ready"))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-    }
-
-    private static BayeuxClient client(StandaloneServer server, String transport) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(
-                "http://127.0.0.1:" + server.getPort() + "/bayeux").transports(transport).build());
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
-    }
-
-    private static BlockingQueue<Object> subscribe(BayeuxClient client) throws Exception {
-        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
-        assertThat(client.getChannel("/chat/room").subscribeAsync((c, m) -> received.add(m.getData()))
-                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
-        return received;
-    }
-
-    private static void publish(BayeuxClient client, String data) throws Exception {
-        assertThat(client.getChannel("/chat/room").publishAsync(data)
-                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
     }
 }

@@ -10,12 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.bayeux.api.Message;
 import org.bayeux.client.BayeuxClient;
-import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.oort.OortConfig;
 import org.junit.jupiter.api.Test;
@@ -149,11 +146,11 @@ class StandaloneOortTest {
             assertThat(a.getOort().config().url()).isEqualTo("http://127.0.0.1:" + a.getPort() + "/bayeux");
             await("both nodes joined").atMost(WAIT)
                     .until(() -> a.getOort().members().size() == 1 && b.getOort().members().size() == 1);
-            BayeuxClient onA = client(a, ClientTransport.WEBSOCKET);
-            BayeuxClient onB = client(b, ClientTransport.LONG_POLLING);
+            BayeuxClient onA = ChatRoomClients.connect(a, ClientTransport.WEBSOCKET);
+            BayeuxClient onB = ChatRoomClients.connect(b, ClientTransport.LONG_POLLING);
             try {
-                BlockingQueue<Object> receivedOnA = subscribe(onA);
-                BlockingQueue<Object> receivedOnB = subscribe(onB);
+                BlockingQueue<Object> receivedOnA = ChatRoomClients.subscribe(onA);
+                BlockingQueue<Object> receivedOnB = ChatRoomClients.subscribe(onB);
                 assertThat(onA.getChannel("/chat/room").publishAsync("from A")
                         .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
                 assertThat(receivedOnB.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("from A");
@@ -169,20 +166,5 @@ class StandaloneOortTest {
                 onB.close();
             }
         }
-    }
-
-    private static BayeuxClient client(StandaloneServer server, String transport) throws Exception {
-        BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder(
-                "http://127.0.0.1:" + server.getPort() + "/bayeux").transports(transport).build());
-        assertThat(client.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
-        return client;
-    }
-
-    private static BlockingQueue<Object> subscribe(BayeuxClient client) throws Exception {
-        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
-        Message reply = client.getChannel("/chat/room").subscribeAsync((c, m) -> received.add(m.getData()))
-                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(reply.isSuccessful()).isTrue();
-        return received;
     }
 }
