@@ -9,7 +9,17 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repo="$(cd "$1" && pwd)"
-local_repo="${BAYEUX_M2_REPOSITORY:-$HOME/.m2/repository}"
+# The local repository the build just filled with third-party artifacts: BAYEUX_M2_REPOSITORY, else
+# -Dmaven.repo.local in MAVEN_OPTS or MAVEN_ARGS, else <localRepository> of ~/.m2/settings.xml, else Maven's default.
+local_repo="${BAYEUX_M2_REPOSITORY:-}"
+if [ -z "$local_repo" ]; then
+  local_repo="$(printf '%s\n' "${MAVEN_OPTS:-} ${MAVEN_ARGS:-}" | grep -o -- '-Dmaven\.repo\.local=[^ ]*' | tail -1 | cut -d= -f2-)" || true
+fi
+if [ -z "$local_repo" ] && [ -f "$HOME/.m2/settings.xml" ]; then
+  local_repo="$(sed -e 's/<!--.*-->//g' -e '/<!--/,/-->/d' "$HOME/.m2/settings.xml" |
+    sed -n 's|.*<localRepository>\(.*\)</localRepository>.*|\1|p' | head -1)"
+fi
+local_repo="${local_repo:-$HOME/.m2/repository}"
 version="$(sed -n '/<artifactId>bayeux-parent<\/artifactId>/,/<version>/s|.*<version>\(.*\)</version>.*|\1|p' "$ROOT/pom.xml")"
 fail() { echo "check-published: $*" >&2; exit 1; }
 
@@ -22,6 +32,8 @@ grep -q "<bayeux.version>$version</bayeux.version>" "$ROOT/examples/embedded-jet
   fail "examples/embedded-jetty/pom.xml does not name version $version"
 
 [ -d "$repo/org/bayeux" ] || fail "nothing was published to $repo"
+[ -d "$local_repo/org/eclipse/jetty" ] ||
+  fail "no Jetty in $local_repo: set BAYEUX_M2_REPOSITORY to the local Maven repository the build used"
 published=()
 for dir in "$repo"/org/bayeux/*/; do
   name="$(basename "$dir")"
