@@ -6,7 +6,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * and new ones refused for the outage; then the subscribers reconnect by themselves (their back-off, their recovery
  * extension) and the run measures, per subscriber, what it had missed when it reconnected, what of it arrived, in
  * which order, with which {@code recovered} flag, and how long after its reconnection the last missed message came.
+ * Those per-subscriber checks are {@link OutageSubscriber}'s; this class drives the clients, the proxies and the
+ * publishing, keeps the run-wide counts, and sums it all up as the result.
  */
 final class OutageRun {
     private static final Logger LOG = LoggerFactory.getLogger(OutageRun.class);
@@ -45,7 +46,7 @@ final class OutageRun {
     private final PrintStream progress;
     private final RoomPlan plan;
     private final Payload payload;
-    private final Sub[] subs;
+    private final OutageSubscriber[] subs;
     private final BayeuxClient[] publishers;
     private final AtomicLong nextSeq = new AtomicLong();
     private final AtomicLongArray publishedPerRoom;
@@ -75,128 +76,10 @@ final class OutageRun {
         this.progress = progress;
         this.plan = new RoomPlan(options.rooms, options.roomsPerClient);
         this.payload = new Payload(options.sizeBytes);
-        this.subs = new Sub[options.clients];
+        this.subs = new OutageSubscriber[options.clients];
         this.publishers = new BayeuxClient[options.publishers];
         this.publishedPerRoom = new AtomicLongArray(options.rooms);
         this.refusedPerRoom = new AtomicLongArray(options.rooms);
-    }
-
-    /** One subscriber and what it saw. All state guarded by the instance. */
-    private final class Sub {
-        final int index;
-        final int[] rooms;
-        final BitSet delivered = new BitSet();
-        long unique;
-        long duplicated;
-        long outOfOrder;
-        final Map<String, Object[]> lastPosition = new HashMap<>();
-        final Map<String, Long> lastSeq = new HashMap<>();
-        long reconnectedAt;
-        long missedUpTo = -1;
-        long missed;
-        long outstanding;
-        long recovered;
-        long recoveryDoneAt;
-        int flagTrue;
-        int flagFalse;
-        BayeuxClient client;
-
-        Sub(int index) {
-            this.index = index;
-            this.rooms = plan.roomsOf(index);
-        }
-
-        boolean joins(long seq) {
-            int room = plan.roomOf(seq);
-            for (int joined : rooms) {
-                if (joined == room) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** The first sign of life after the outage: what has not arrived by now counts as missed. */
-        synchronized void reconnected(long now) {
-            if (reconnectedAt != 0) {
-                return;
-            }
-            reconnectedAt = now;
-            missedUpTo = nextSeq.get() - 1;
-            for (long seq = 0; seq <= missedUpTo; seq++) {
-                if (joins(seq) && !delivered.get((int) seq) && !isRefused(seq)) {
-                    missed++;
-                }
-            }
-            outstanding = missed;
-            if (missed == 0) {
-                recoveryDoneAt = now;
-            }
-        }
-
-        synchronized void delivered(String channel, long seq, Object position, long now) {
-            if (delivered.get((int) seq)) {
-                duplicated++;
-                if (duplicates.size() < 10) {
-                    Map<String, Object> detail = new LinkedHashMap<>();
-                    detail.put("subscriber", index);
-                    detail.put("transport", options.transport.transportOf(index));
-                    detail.put("channel", channel);
-                    detail.put("seq", seq);
-                    detail.put("position", position);
-                    detail.put("afterReconnection", reconnectedAt != 0);
-                    detail.put("missedAtReconnection", reconnectedAt != 0 && seq <= missedUpTo);
-                    detail.put("flags", flagTrue + "/" + flagFalse);
-                    duplicates.add(detail);
-                }
-                return;
-            }
-            delivered.set((int) seq);
-            unique++;
-            timeline.delivered();
-            if (position instanceof Map<?, ?> at && at.get("offset") instanceof Number offset
-                    && at.get("epoch") instanceof String epoch) {
-                Object[] last = lastPosition.get(channel);
-                if (last != null && last[1].equals(epoch) && offset.longValue() < (Long) last[0]) {
-                    outOfOrder++;
-                }
-                lastPosition.put(channel, new Object[] {offset.longValue(), epoch});
-            } else {
-                Long last = lastSeq.get(channel);
-                if (last != null && seq < last) {
-                    outOfOrder++;
-                }
-                lastSeq.put(channel, seq);
-            }
-            if (reconnectedAt != 0 && seq <= missedUpTo) {
-                recovered++;
-                timeline.recovered();
-                if (--outstanding == 0) {
-                    recoveryDoneAt = now;
-                }
-            }
-        }
-
-        synchronized void forgive(long seq) {
-            if (reconnectedAt != 0 && seq <= missedUpTo && joins(seq) && !delivered.get((int) seq)) {
-                missed--;
-                if (--outstanding == 0) {
-                    recoveryDoneAt = System.nanoTime();
-                }
-            }
-        }
-
-        synchronized void flag(boolean recoveredFlag) {
-            if (recoveredFlag) {
-                flagTrue++;
-            } else {
-                flagFalse++;
-            }
-        }
-
-        synchronized boolean done() {
-            return reconnectedAt != 0 && outstanding == 0 && unique >= expected(rooms);
-        }
     }
 
     private boolean isRefused(long seq) {
@@ -281,7 +164,8 @@ final class OutageRun {
         int proxyPort = proxies.get(options.nodeOf(index)).port();
         String viaProxy = direct.getScheme() + "://127.0.0.1:" + proxyPort + (direct.getRawPath() == null ? ""
                 : direct.getRawPath());
-        Sub sub = new Sub(index);
+        OutageSubscriber sub = new OutageSubscriber(index, options.transport.transportOf(index), plan,
+                nextSeq::get, this::isRefused, timeline, duplicates);
         subs[index] = sub;
         BayeuxClientConfig.Builder config = BayeuxClientConfig.builder(viaProxy)
                 .transports(options.transport.transportOf(index));
@@ -422,7 +306,7 @@ final class OutageRun {
         }
         refusedPerRoom.incrementAndGet(room);
         error("publish " + seq + " refused: " + why);
-        for (Sub sub : subs) {
+        for (OutageSubscriber sub : subs) {
             if (sub != null) {
                 sub.forgive(seq);
             }
@@ -434,8 +318,8 @@ final class OutageRun {
         long deadline = System.nanoTime() + options.drain.toNanos();
         while (System.nanoTime() < deadline) {
             boolean all = true;
-            for (Sub sub : subs) {
-                all &= sub.done();
+            for (OutageSubscriber sub : subs) {
+                all &= sub.done(expected(sub.rooms));
             }
             if (all) {
                 return;
@@ -461,7 +345,7 @@ final class OutageRun {
         int flagFalse = 0;
         int noFlag = 0;
         boolean positions = false;
-        for (Sub sub : subs) {
+        for (OutageSubscriber sub : subs) {
             synchronized (sub) {
                 expected += expected(sub.rooms);
                 delivered += sub.unique;
@@ -575,7 +459,7 @@ final class OutageRun {
     /** @return the subscribers connected now (for the timeline) */
     private int connectedSubscribers() {
         int connected = 0;
-        for (Sub sub : subs) {
+        for (OutageSubscriber sub : subs) {
             if (sub != null && sub.client != null && sub.client.isConnected()) {
                 connected++;
             }
@@ -625,7 +509,7 @@ final class OutageRun {
 
     private void disconnectAll() throws InterruptedException {
         List<BayeuxClient> all = new ArrayList<>();
-        for (Sub sub : subs) {
+        for (OutageSubscriber sub : subs) {
             if (sub != null && sub.client != null) {
                 all.add(sub.client);
             }
