@@ -204,8 +204,17 @@ public final class HtmlReport {
     }
 
     static List<Band> bands(Map<String, Object> phases) {
+        return bands(PHASES, phases);
+    }
+
+    /**
+     * @param table the phases, in order: name, the result's key where it starts (null: at 0), where it ends, colour
+     * @param phases the result's phase boundaries, in seconds
+     * @return a band per phase whose boundaries the result has
+     */
+    static List<Band> bands(String[][] table, Map<String, Object> phases) {
         List<Band> bands = new ArrayList<>();
-        for (String[] phase : PHASES) {
+        for (String[] phase : table) {
             Object from = phase[1] == null ? Double.valueOf(0) : phases.get(phase[1]);
             Object to = phases.get(phase[2]);
             if (from instanceof Number start && to instanceof Number end) {

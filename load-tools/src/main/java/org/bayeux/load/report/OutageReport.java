@@ -135,15 +135,7 @@ final class OutageReport {
     }
 
     static List<Band> bands(Map<String, Object> phases) {
-        List<Band> bands = new ArrayList<>();
-        for (String[] phase : PHASES) {
-            Object from = phase[1] == null ? Double.valueOf(0) : phases.get(phase[1]);
-            Object to = phases.get(phase[2]);
-            if (from instanceof Number start && to instanceof Number end) {
-                bands.add(new Band(phase[0], start.doubleValue(), end.doubleValue(), phase[3]));
-            }
-        }
-        return bands;
+        return HtmlReport.bands(PHASES, phases);
     }
 
     private static void row(StringBuilder html, String name, Object value) {
