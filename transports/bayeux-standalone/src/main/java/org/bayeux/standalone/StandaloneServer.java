@@ -25,8 +25,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ContextHandler;
-import org.eclipse.jetty.server.handler.ResourceHandler;
-import org.eclipse.jetty.util.resource.ResourceFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -167,7 +165,7 @@ public final class StandaloneServer implements AutoCloseable {
                 applications.close();
             }
         });
-        Handler statics = staticHandler(options, jetty);
+        Handler statics = StaticFiles.handler(options.staticDir, options.demo, jetty);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
@@ -286,20 +284,6 @@ public final class StandaloneServer implements AutoCloseable {
             default:
                 throw new IllegalArgumentException("--extensions " + name + ": unknown; known: ack, timesync, timestamp");
         }
-    }
-
-    /** Resources mounted through the server's factory, released when it stops (a jar's, in the distribution). */
-    private static Handler staticHandler(StandaloneOptions options, Server jetty) {
-        ResourceHandler resources = new ResourceHandler();
-        if (options.staticDir != null) {
-            resources.setBaseResource(ResourceFactory.of(jetty).newResource(options.staticDir));
-        } else if (options.demo) {
-            resources.setBaseResource(ResourceFactory.of(jetty).newClassLoaderResource("org/bayeux/standalone/demo/"));
-        } else {
-            return null;
-        }
-        resources.setWelcomeFiles("index.html");
-        return resources;
     }
 
     /** @return the port the server listens on */
