@@ -10,6 +10,7 @@ import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.standalone.admin.AdminConsole;
 import org.bayeux.transport.jetty.BayeuxHandler;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -22,17 +23,24 @@ final class Operations {
     }
 
     /**
+     * @param jetty the server
+     * @param config the admin keys
+     * @param guard the main port's connection guard, which watches this port's connections too
+     * @param http the HTTP configuration: the main port's, less what only a public port needs
+     * @param idleTimeoutMillis Jetty's idle timeout for its connections
      * @return a plain-HTTP connector added to the server for {@code admin.port}, or null when it is -1
      */
-    static ServerConnector adminConnector(Server jetty, OperationsConfig config) {
+    static ServerConnector adminConnector(Server jetty, OperationsConfig config, ConnectionGuard guard,
+            HttpConfiguration http, long idleTimeoutMillis) {
         int port = config.get(OperationsConfig.ADMIN_PORT);
         if (port < 0) {
             return null;
         }
-        ServerConnector admin = new ServerConnector(jetty, 1, 1);
+        ServerConnector admin = new ServerConnector(jetty, 1, 1, guard.connectionFactory(http));
         admin.setName("admin");
         admin.setHost(config.get(OperationsConfig.ADMIN_HOST));
         admin.setPort(port);
+        admin.setIdleTimeout(idleTimeoutMillis);
         jetty.addConnector(admin);
         return admin;
     }

@@ -31,6 +31,13 @@ public final class OperationsConfig extends TypedConfig {
             host -> !host.isBlank(), "an address or host name",
             "The address the admin port binds (default: this machine only).");
 
+    /** The most connections open at once on the admin port. */
+    public static final ConfigOption<Integer> ADMIN_MAX_CONNECTIONS = ConfigOption.integer("admin.maxConnections", 64,
+            n -> n >= 1, "an integer of at least 1",
+            "The most TCP connections open at once on the admin port; more wait in the OS backlog. A limit of its own, "
+                    + "so that a full main port leaves the scrapers and health checks theirs. The admin port is also "
+                    + "under --header-timeout and --min-data-rate, like the main port.");
+
     /** The shortest admin token accepted. */
     public static final int ADMIN_TOKEN_MIN_LENGTH = 32;
     /** The admin page's token; empty: no admin page. Its length is checked in {@link #fromMap}, never echoed. */
@@ -42,7 +49,7 @@ public final class OperationsConfig extends TypedConfig {
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(METRICS_ENABLED, METRICS_JMX, ADMIN_PORT, ADMIN_HOST,
-            ADMIN_TOKEN);
+            ADMIN_MAX_CONNECTIONS, ADMIN_TOKEN);
 
     private OperationsConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);

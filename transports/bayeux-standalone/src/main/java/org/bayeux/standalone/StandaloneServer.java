@@ -45,6 +45,8 @@ public final class StandaloneServer implements AutoCloseable {
     private final Applications applications;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
+    /** The admin port's own limit, or null without an admin port. */
+    private final NetworkConnectionLimit adminConnectionLimit;
     private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
             new java.util.concurrent.atomic.LongAdder();
     private final String baseUrl;
@@ -91,13 +93,7 @@ public final class StandaloneServer implements AutoCloseable {
             engine.setCluster(options.testCluster);
         }
         jetty = new Server();
-        HttpConfiguration http = new HttpConfiguration();
-        // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
-        // long-polling clients keep open for good, and its lookups were the hottest code in long-polling profiles.
-        http.setHeaderCacheSize(0);
-        // Nothing that tells an attacker which server and version to look up.
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
+        HttpConfiguration http = plainHttp();
         if (options.forwarded) {
             // Scheme, host and client address as the proxy saw them: the WebSocket origin check compares the page's
             // https origin with the request's scheme, and the browser cookie is Secure on https.
@@ -118,8 +114,11 @@ public final class StandaloneServer implements AutoCloseable {
         connector.setHost(options.host);
         connector.setPort(options.port);
         // A held long poll is silent for up to `timeout`; the connection must outlive it.
-        connector.setIdleTimeout(Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis()));
+        long idleTimeout = Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis());
+        connector.setIdleTimeout(idleTimeout);
         jetty.addConnector(connector);
+        // The admin port: plain HTTP, no proxy headers, but the same guard, and a connection limit of its own.
+        adminConnector = Operations.adminConnector(jetty, options.operations, guard, plainHttp(), idleTimeout);
         if (options.oortSettings != null) {
             // Bound first, so that port 0 in oort.url can be the port this node listens on.
             connector.open();
@@ -155,6 +154,20 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             connectionLimit = null;
         }
+        if (adminConnector != null) {
+            int adminMax = options.operations.get(OperationsConfig.ADMIN_MAX_CONNECTIONS);
+            adminConnectionLimit = new NetworkConnectionLimit(adminMax, adminConnector) {
+                @Override
+                protected void limit() {
+                    connectionLimitReached.increment();
+                    LOG.debug("{} connections open on the admin port: no more accepted until one closes", adminMax);
+                    super.limit();
+                }
+            };
+            jetty.addBean(adminConnectionLimit);
+        } else {
+            adminConnectionLimit = null;
+        }
         // SIGTERM is main()'s shutdown hook, which drains first: Jetty's own hook would stop at once, beside it.
         jetty.setStopAtShutdown(false);
         // Applications stop first, however Jetty is stopped (close(), or stop() after the drain), while the server
@@ -170,7 +183,6 @@ public final class StandaloneServer implements AutoCloseable {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
         ContextHandler endpoint = BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
-        adminConnector = Operations.adminConnector(jetty, options.operations);
         metrics = Operations.metrics(options.operations, engine, (BayeuxHandler) endpoint.getHandler(), jetty, this);
         admin = Operations.admin(options.operations, engine, oort, backplane, options.testCluster);
         // The health checks for load balancers: /health/ready (and /ready) 503 while starting, draining, shutting
@@ -197,6 +209,18 @@ public final class StandaloneServer implements AutoCloseable {
         readiness.started();
         LOG.info("Ready: GET {}/health/ready{}", baseUrl, backplane != null
                 ? " answers 200 while the backplane can store publishes (" + cluster + ")" : " answers 200");
+    }
+
+    /** @return an HTTP configuration with nothing a public port does not need */
+    private static HttpConfiguration plainHttp() {
+        HttpConfiguration http = new HttpConfiguration();
+        // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
+        // long-polling clients keep open for good, and its lookups were the hottest code in long-polling profiles.
+        http.setHeaderCacheSize(0);
+        // Nothing that tells an attacker which server and version to look up.
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        return http;
     }
 
     /** Closes the meters (their JMX beans would outlive the server) and the admin page. */
@@ -306,7 +330,10 @@ public final class StandaloneServer implements AutoCloseable {
         return guard.slowBodies();
     }
 
-    /** @return how many times {@code --max-connections} was reached (and accepting paused) */
+    /**
+     * @return how many times {@code --max-connections}, or the admin port's {@code admin.maxConnections}, was
+     *         reached (and accepting paused)
+     */
     public long getConnectionLimitReached() {
         return connectionLimitReached.sum();
     }
@@ -318,7 +345,7 @@ public final class StandaloneServer implements AutoCloseable {
 
     /** @return the TCP connections open now on the admin port; -1 without an admin port */
     public int getAdminConnectionCount() {
-        return -1;
+        return adminConnectionLimit == null ? -1 : adminConnectionLimit.getNetworkConnectionCount();
     }
 
     /** @return the demo's chat service, or null without {@code --demo} */
