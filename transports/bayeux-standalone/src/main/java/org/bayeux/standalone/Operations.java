@@ -79,7 +79,8 @@ final class Operations {
                         server::getHeaderTimeouts, "reason", "header_timeout")
                 .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
                         server::getSlowRequestBodies, "reason", "min_data_rate")
-                .counter("bayeux.connection.limit.reached", "Times --max-connections was reached (accepting paused)",
+                .counter("bayeux.connection.limit.reached", "Times --max-connections, or the admin port's "
+                        + "admin.maxConnections, was reached (accepting paused)",
                         server::getConnectionLimitReached);
         MetricsExport export = new MetricsExport(config.get(OperationsConfig.METRICS_JMX));
         export.bind(bayeux).bind(new JettyServerThreadPoolMetrics(jetty.getThreadPool(), Tags.empty()));
