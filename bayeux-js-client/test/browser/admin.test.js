@@ -21,6 +21,10 @@ const WAIT = 20000;
 const TOKEN = randomBytes(24).toString('hex');
 const SCREENSHOT = join(PACKAGE_DIR, 'target', 'screenshots', 'admin-page.png');
 const DOCS_SCREENSHOT = join(REPO_DIR, 'docs', 'images', 'admin-page.png');
+// The token is given in a file the server user alone may read: the server refuses it on the command line.
+const TOKEN_DIR = mkdtempSync(join(tmpdir(), 'bayeux-admin-token-'));
+const TOKEN_FILE = join(TOKEN_DIR, 'admin-token');
+writeFileSync(TOKEN_FILE, `${TOKEN}\n`, { mode: 0o600 });
 
 let browser;
 let server;
@@ -31,13 +35,14 @@ before(async () => {
   }
   [browser, server] = await Promise.all([
     chromium.launch({ executablePath: CHROMIUM, headless: true }),
-    startServer({ args: ['--set', `admin.token=${TOKEN}`, '--set', 'timeout=5s'] }),
+    startServer({ args: ['--set', `admin.tokenFile=${TOKEN_FILE}`, '--set', 'timeout=5s'] }),
   ]);
 });
 after(async () => {
   await pool.disconnectAll();
   await browser?.close();
   await server?.stop();
+  rmSync(TOKEN_DIR, { recursive: true, force: true });
 });
 
 /** Opens the admin page in a fresh context and gives it a token. */
@@ -139,7 +144,7 @@ describe('the admin page of an Oort node', () => {
     writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
     const args = ['--oort-url', 'http://127.0.0.1:0/bayeux', '--oort-secret-file', secretFile,
       '--set', 'oort.heartbeatInterval=500ms'];
-    nodes.push(await startServer({ args: [...args, '--set', `admin.token=${TOKEN}`] }));
+    nodes.push(await startServer({ args: [...args, '--set', `admin.tokenFile=${TOKEN_FILE}`] }));
     nodes.push(await startServer({ args: [...args, '--oort-seeds', nodes[0].url] }));
   });
   after(async () => {

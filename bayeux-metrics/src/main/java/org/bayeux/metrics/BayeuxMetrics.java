@@ -157,23 +157,23 @@ public final class BayeuxMetrics implements MeterBinder {
     }
 
     private void bindErrors(MeterRegistry registry, EngineStatistics statistics) {
-        // Errors seen before binding now; later ones as they first appear (each error string once).
-        statistics.setNewErrorListener(error -> bindError(registry, statistics, error));
-        for (String error : statistics.errors().keySet()) {
-            bindError(registry, statistics, error);
+        // The engine's errors (and those registered) from the start, at 0; others as they first appear. The keys are
+        // a code and a reason token, never an error's arguments (see EngineStatistics#errors).
+        statistics.setNewErrorListener(key -> bindError(registry, statistics, key));
+        for (String key : statistics.errors().keySet()) {
+            bindError(registry, statistics, key);
         }
     }
 
-    private void bindError(MeterRegistry registry, EngineStatistics statistics, String error) {
-        if (!errorsBound.add(error)) {
+    private void bindError(MeterRegistry registry, EngineStatistics statistics, String key) {
+        if (!errorsBound.add(key)) {
             return;
         }
-        int colon = error.indexOf(':');
-        String code = colon > 0 ? error.substring(0, colon) : error;
-        int last = error.lastIndexOf(':');
-        String reason = last >= 0 ? error.substring(last + 1) : "";
-        counter(registry, "bayeux.errors", "Unsuccessful replies, by Bayeux error (code and reason)", null,
-                Tags.of("code", code, "reason", reason), statistics, s -> s.errors(error));
+        int colon = key.indexOf(':');
+        String code = colon > 0 ? key.substring(0, colon) : EngineStatistics.OTHER_ERROR;
+        String reason = colon > 0 ? key.substring(key.lastIndexOf(':') + 1) : EngineStatistics.OTHER_ERROR;
+        counter(registry, "bayeux.errors", "Unsuccessful replies, by Bayeux error (code and reason token)", null,
+                Tags.of("code", code, "reason", reason), statistics, s -> s.errors(key));
     }
 
     private void bindState(MeterRegistry registry) {

@@ -56,9 +56,17 @@ class BayeuxMetricsTest {
     }
 
     @Test
-    void anErrorCounterAppearsWithTheFirstError() {
+    void theEngineErrorsHaveCountersFromTheStartAndRegisteredOnesWhenRegistered() {
         new BayeuxMetrics(engine).bindTo(registry);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> registry.get("bayeux.errors").functionCounter())
-                .isInstanceOf(MeterNotFoundException.class);
+        assertThat(registry.get("bayeux.errors").tags("code", "402", "reason", "session_unknown").functionCounter()
+                .count()).isEqualTo(0.0);
+        assertThat(registry.get("bayeux.errors").tags("code", "413", "reason", "batch_limit").functionCounter()
+                .count()).isEqualTo(0.0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> registry.get("bayeux.errors")
+                .tags("reason", "quota_exceeded").functionCounter()).isInstanceOf(MeterNotFoundException.class);
+        engine.statistics().registerError(429, "quota_exceeded");
+        assertThat(registry.get("bayeux.errors").tags("code", "429", "reason", "quota_exceeded").functionCounter()
+                .count()).isEqualTo(0.0);
+        assertThat(registry.scrape()).doesNotContain("reason=\"\"");
     }
 }

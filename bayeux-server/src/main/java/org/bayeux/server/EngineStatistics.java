@@ -2,9 +2,11 @@ package org.bayeux.server;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -26,9 +28,12 @@ import org.bayeux.server.transport.OutgoingMessages;
 public final class EngineStatistics {
     /** One carrier batch in this many has its delivery latency measured, when a recorder is set. */
     public static final int LATENCY_SAMPLE_ONE_IN = 16;
-    /** The most distinct error strings counted apart; later ones count under {@link #OTHER_ERROR}. */
+    /**
+     * The most keys added as errors come, beyond the engine's and the registered ones (a known token under an
+     * unusual code, {@code CODE::other}); later ones count under {@link #OTHER_ERROR}.
+     */
     static final int MAX_ERROR_KEYS = 64;
-    /** The key of errors beyond {@link #MAX_ERROR_KEYS} distinct ones. */
+    /** The key of errors without a three-digit code, and of those beyond {@link #MAX_ERROR_KEYS} added keys. */
     public static final String OTHER_ERROR = "other";
 
     private final LongAdder batchesIn = new LongAdder();
@@ -42,10 +47,17 @@ public final class EngineStatistics {
     private final LongAdder publishes = new LongAdder();
     private final LongAdder deliveries = new LongAdder();
     private final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
+    /** The reason tokens counted under their own key: the engine's, and those registered. */
+    private final Set<String> knownTokens = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger addedErrorKeys = new AtomicInteger();
     private volatile LongConsumer latencyRecorder;
     private volatile Consumer<String> newErrorListener;
 
     EngineStatistics() {
+        for (String error : KnownErrors.ENGINE) {
+            errors.put(error, new LongAdder());
+            knownTokens.add(error.substring(error.lastIndexOf(':') + 1));
+        }
     }
 
     /** @return how many batches (HTTP bodies, WebSocket messages) the transports handed to the engine */
@@ -105,8 +117,11 @@ public final class EngineStatistics {
     }
 
     /**
-     * @return every error string answered in an unsuccessful reply ({@code 403::too_many_sessions}) with its count;
-     *         at most {@value #MAX_ERROR_KEYS} keys, the rest under {@link #OTHER_ERROR}
+     * @return the unsuccessful replies by error, keyed by code and reason token ({@code 405::channel_invalid} for
+     *         {@code 405:/a b:channel_invalid}; the arguments, which may hold what a client sent, are never kept):
+     *         every error the engine answers and every registered one from the start, at 0; a token neither knows
+     *         counted under {@code CODE::other}; an error without a three-digit code, or beyond
+     *         {@value #MAX_ERROR_KEYS} keys added as errors came, under {@link #OTHER_ERROR}
      */
     public Map<String, Long> errors() {
         Map<String, Long> snapshot = new TreeMap<>();
@@ -144,9 +159,32 @@ public final class EngineStatistics {
     }
 
     /**
-     * Sets who is told of each error string the first time it is counted (at most {@value #MAX_ERROR_KEYS} + 1
-     * calls), so that a metrics library can register a counter for it; errors counted before are in
-     * {@link #errors()}. Called on the thread that counted it: quick, never blocking; isolated.
+     * Registers an application's error, so that it is counted under its own key ({@code CODE::TOKEN}) from now on,
+     * at 0 until it happens, rather than under {@code CODE::other}. For errors an application's policy, authorizer or
+     * extension answers; call it from code, never with anything a client sent.
+     *
+     * @param code the three-digit code, 100 to 599
+     * @param token the reason token, a lower-case word with underscores ({@code quota_exceeded}), at most 64
+     *        characters
+     * @throws IllegalArgumentException if either is not so
+     */
+    public void registerError(int code, String token) {
+        if (code < 100 || code > 599 || token == null || !KnownErrors.TOKEN.matcher(token).matches()) {
+            throw new IllegalArgumentException("an error is a code from 100 to 599 and a lower-case word with "
+                    + "underscores: " + code + "::" + token);
+        }
+        knownTokens.add(token);
+        String key = KnownErrors.key(code, token);
+        if (errors.putIfAbsent(key, new LongAdder()) == null) {
+            announce(key);
+        }
+    }
+
+    /**
+     * Sets who is told of each error key the first time it is counted or registered (at most
+     * {@value #MAX_ERROR_KEYS} + 1 calls, and one per {@link #registerError}), so that a metrics library can register
+     * a counter for it; the keys before are in {@link #errors()}, the engine's among them. Called on the thread that
+     * counted it: quick, never blocking; isolated.
      *
      * @param listener the listener, or null for none
      */
@@ -207,26 +245,36 @@ public final class EngineStatistics {
         }
         if (!successful) {
             Object error = reply.get(Message.ERROR_FIELD);
-            error(error == null ? "unknown" : error.toString());
+            error(error == null ? OTHER_ERROR : error.toString());
         }
     }
 
     private void error(String error) {
-        LongAdder count = errors.get(error);
+        String key = KnownErrors.keyOf(error, knownTokens::contains);
+        LongAdder count = errors.get(key);
         if (count == null) {
-            // Bounded: an application's error strings could be anything.
-            String key = errors.size() < MAX_ERROR_KEYS ? error : OTHER_ERROR;
+            // Bounded: only codes and known tokens make keys, but an application may answer any code.
+            if (addedErrorKeys.incrementAndGet() > MAX_ERROR_KEYS) {
+                addedErrorKeys.decrementAndGet();
+                key = OTHER_ERROR;
+            }
             LongAdder created = new LongAdder();
             count = errors.putIfAbsent(key, created);
             if (count == null) {
                 count = created;
-                Consumer<String> listener = newErrorListener;
-                if (listener != null) {
-                    Callbacks.run(listener, () -> listener.accept(key));
-                }
+                announce(key);
+            } else if (!key.equals(OTHER_ERROR)) {
+                addedErrorKeys.decrementAndGet(); // another thread added it first
             }
         }
         count.increment();
+    }
+
+    private void announce(String key) {
+        Consumer<String> listener = newErrorListener;
+        if (listener != null) {
+            Callbacks.run(listener, () -> listener.accept(key));
+        }
     }
 
     @Override

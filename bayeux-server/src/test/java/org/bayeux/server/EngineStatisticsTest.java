@@ -44,7 +44,7 @@ class EngineStatisticsTest {
         assertThat(statistics.publishes()).isEqualTo(1);
         assertThat(statistics.deliveries()).isEqualTo(1);
         assertThat(statistics.errors()).containsEntry("405::channel_segments_limit", 1L);
-        assertThat(newErrors).containsExactly("405::channel_segments_limit");
+        assertThat(newErrors).as("the engine's errors are keys from the start").isEmpty();
     }
 
     /** One publish to many subscribers: one fan-out counted with all its recipients, in one update. */
@@ -89,17 +89,42 @@ class EngineStatisticsTest {
     }
 
     @Test
-    void distinctErrorsAreBounded() {
+    void errorsAreKeyedByCodeAndKnownTokenOnly() {
         engine = EngineHarness.start();
         EngineStatistics statistics = engine.server().statistics();
         List<String> newErrors = new CopyOnWriteArrayList<>();
         statistics.setNewErrorListener(newErrors::add);
-        for (int i = 0; i < EngineStatistics.MAX_ERROR_KEYS + 10; i++) {
-            statistics.handshakeRefused("403::reason_" + i);
+        int engineKeys = statistics.errors().size();
+        assertThat(statistics.errors()).containsEntry("402::session_unknown", 0L).containsEntry("503::draining", 0L)
+                .containsEntry("413::batch_limit", 0L);
+        for (int i = 0; i < EngineStatistics.MAX_ERROR_KEYS * 4; i++) {
+            // What a client sent, in the arguments, and tokens no one registered.
+            statistics.handshakeRefused("405:/client/chosen/" + i + ":channel_invalid");
+            statistics.handshakeRefused("403:" + i + ":reason_" + i);
         }
-        assertThat(statistics.errors()).hasSize(EngineStatistics.MAX_ERROR_KEYS + 1)
-                .containsEntry(EngineStatistics.OTHER_ERROR, 10L);
-        assertThat(newErrors).hasSize(EngineStatistics.MAX_ERROR_KEYS + 1);
-        assertThat(statistics.handshakesRefused()).isEqualTo(EngineStatistics.MAX_ERROR_KEYS + 10);
+        assertThat(statistics.errors()).hasSize(engineKeys + 1).containsEntry("405::channel_invalid",
+                (long) EngineStatistics.MAX_ERROR_KEYS * 4).containsEntry("403::other",
+                (long) EngineStatistics.MAX_ERROR_KEYS * 4);
+        assertThat(newErrors).containsExactly("403::other");
+        statistics.registerError(403, "reason_1");
+        statistics.handshakeRefused("403:x:reason_1");
+        assertThat(statistics.errors()).containsEntry("403::reason_1", 1L);
+        assertThat(newErrors).containsExactly("403::other", "403::reason_1");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> statistics.registerError(403, "Not a token"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void keysAddedAsErrorsComeAreBounded() {
+        engine = EngineHarness.start();
+        EngineStatistics statistics = engine.server().statistics();
+        int engineKeys = statistics.errors().size();
+        for (int code = 100; code < 600; code++) {
+            statistics.handshakeRefused(code + ":args:anything");
+        }
+        statistics.handshakeRefused("not an error string");
+        assertThat(statistics.errors()).hasSize(engineKeys + EngineStatistics.MAX_ERROR_KEYS + 1)
+                .containsEntry(EngineStatistics.OTHER_ERROR, 500L - EngineStatistics.MAX_ERROR_KEYS + 1);
+        assertThat(statistics.errors(KnownErrors.key(402, "session_unknown"))).isZero();
     }
 }

@@ -49,6 +49,8 @@ class NodeTlsTest {
             process.destroyForcibly();
         }
         passwordFile = Files.writeString(directory.resolve("password.txt"), PASSWORD + "\n");
+        // A secret file the server user's alone, as the standalone server requires.
+        java.nio.file.Files.setPosixFilePermissions(passwordFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         KeyStore store = KeyStore.getInstance(keyStore.toFile(), PASSWORD.toCharArray());
         String base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
                 .encodeToString(store.getCertificate("server").getEncoded());

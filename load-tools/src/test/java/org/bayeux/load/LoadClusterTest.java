@@ -32,6 +32,8 @@ class LoadClusterTest {
     void clientsAreSpreadOverTheNodesAndLatencyIsSplitBySameAndCrossNode() throws Exception {
         Path secret = dir.resolve("secret");
         Files.writeString(secret, "a-secret-for-the-load-tool-test-of-more-than-32-bytes");
+        // A secret file the server user's alone, as the standalone server requires.
+        java.nio.file.Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         try (StandaloneServer a = node(secret, null); StandaloneServer b = node(secret, a.getOort().config().url())) {
             new LoadServer(a.getEngine());
             new LoadServer(b.getEngine());

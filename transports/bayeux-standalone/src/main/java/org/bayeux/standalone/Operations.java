@@ -10,6 +10,7 @@ import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.standalone.admin.AdminConsole;
 import org.bayeux.transport.jetty.BayeuxHandler;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -22,17 +23,24 @@ final class Operations {
     }
 
     /**
+     * @param jetty the server
+     * @param config the admin keys
+     * @param guard the main port's connection guard, which watches this port's connections too
+     * @param http the HTTP configuration: the main port's, less what only a public port needs
+     * @param idleTimeoutMillis Jetty's idle timeout for its connections
      * @return a plain-HTTP connector added to the server for {@code admin.port}, or null when it is -1
      */
-    static ServerConnector adminConnector(Server jetty, OperationsConfig config) {
+    static ServerConnector adminConnector(Server jetty, OperationsConfig config, ConnectionGuard guard,
+            HttpConfiguration http, long idleTimeoutMillis) {
         int port = config.get(OperationsConfig.ADMIN_PORT);
         if (port < 0) {
             return null;
         }
-        ServerConnector admin = new ServerConnector(jetty, 1, 1);
+        ServerConnector admin = new ServerConnector(jetty, 1, 1, guard.connectionFactory(http));
         admin.setName("admin");
         admin.setHost(config.get(OperationsConfig.ADMIN_HOST));
         admin.setPort(port);
+        admin.setIdleTimeout(idleTimeoutMillis);
         jetty.addConnector(admin);
         return admin;
     }
@@ -71,7 +79,8 @@ final class Operations {
                         server::getHeaderTimeouts, "reason", "header_timeout")
                 .counter("bayeux.connections.closed", "Connections closed by a limit or policy",
                         server::getSlowRequestBodies, "reason", "min_data_rate")
-                .counter("bayeux.connection.limit.reached", "Times --max-connections was reached (accepting paused)",
+                .counter("bayeux.connection.limit.reached", "Times --max-connections, or the admin port's "
+                        + "admin.maxConnections, was reached (accepting paused)",
                         server::getConnectionLimitReached);
         MetricsExport export = new MetricsExport(config.get(OperationsConfig.METRICS_JMX));
         export.bind(bayeux).bind(new JettyServerThreadPoolMetrics(jetty.getThreadPool(), Tags.empty()));

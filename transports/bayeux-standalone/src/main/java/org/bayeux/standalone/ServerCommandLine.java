@@ -111,6 +111,11 @@ final class ServerCommandLine {
             description = "With --tls-cert: the unencrypted PKCS#8 PEM private key ('BEGIN PRIVATE KEY').")
     Path tlsKey;
 
+    @Option(names = SecretFiles.ALLOW_FLAG, description = "Accept secret files (admin.tokenFile, "
+            + "oort.secretFile, --tls-password-file, --tls-key, a --config file setting admin.token) that the file's "
+            + "group or other users may read or write, with a warning; without it the server refuses to start.")
+    boolean allowReadableSecretFiles;
+
     @Option(names = "--forwarded", description = "Behind a proxy: take scheme, host and client address from "
             + "Forwarded / X-Forwarded-* headers; only behind a proxy that sets them, and with the port reachable by "
             + "it alone.")

@@ -85,6 +85,11 @@ public final class StandaloneOptions {
         Map<String, String> operationsSettings = new LinkedHashMap<>();
         // Lowest first: the --config file, BAYEUX_* variables, --set; the flags below override them all.
         Map<String, ConfigSources.Setting> merged = ConfigSources.merge(line.configFile, env, line.settings);
+        SecretFiles secretFiles = new SecretFiles(line.allowReadableSecretFiles);
+        ConfigSources.Setting token = merged.get(OperationsConfig.ADMIN_TOKEN.key());
+        if (line.configFile != null && token != null && token.origin().startsWith("--config ")) {
+            secretFiles.checkPrivate(line.configFile, "--config", OperationsConfig.ADMIN_TOKEN.key());
+        }
         String backplaneUri = line.backplane;
         ConfigSources.Setting uriSetting = merged.get(RedisBackplaneConfig.URI.key());
         if (uriSetting != null && !uriSetting.origin().equals("--set")) {
@@ -110,14 +115,14 @@ public final class StandaloneOptions {
         options.maxConnections = line.maxConnections;
         options.headerTimeout = line.headerTimeout;
         options.minDataRate = line.minDataRate;
-        options.tls = tlsKeys(tlsFiles);
+        options.tls = tlsKeys(tlsFiles, secretFiles);
         try {
             options.engineConfig = BayeuxServerConfig.fromMap(engineSettings);
             options.transportConfig = TransportConfig.fromMap(transportSettings);
             options.backplaneConfig = backplaneConfig(backplaneUri, backplaneSettings);
-            options.oortSettings = oortSettings(oortSettings);
+            options.oortSettings = oortSettings(oortSettings, secretFiles);
             options.shutdown = ShutdownSettings.fromMap(shutdownSettings);
-            options.operations = OperationsConfig.fromMap(operationsSettings);
+            options.operations = OperationsConfig.fromMap(operationsSettings, secretFiles);
         } catch (InvalidConfigurationException bad) {
             ConfigSources.Setting from = merged.get(bad.key());
             boolean named = from == null || from.origin().equals("--set");
@@ -132,13 +137,17 @@ public final class StandaloneOptions {
     }
 
     /** @return the checked Oort settings, or null when no oort.* key is given */
-    private static OortSettings oortSettings(Map<String, String> settings) {
+    private static OortSettings oortSettings(Map<String, String> settings, SecretFiles secretFiles) {
         if (settings.isEmpty()) {
             return null;
         }
         if (!settings.containsKey(OortSettings.URL.key())) {
             throw new IllegalArgumentException("--set " + settings.keySet().iterator().next()
                     + ": an Oort option, needs --oort-url (oort.url)");
+        }
+        String secretFile = settings.get(OortSettings.SECRET_FILE.key());
+        if (secretFile != null && !secretFile.isBlank()) {
+            secretFiles.checkPrivate(Path.of(secretFile.strip()), OortSettings.SECRET_FILE.key());
         }
         OortSettings parsed = OortSettings.fromMap(settings);
         parsed.toConfig(); // every rule now, and the secret file read, so that a bad value stops the start
@@ -176,9 +185,14 @@ public final class StandaloneOptions {
     }
 
     /** A key store with its password file, or a PEM certificate with its key: one or the other, whole. */
-    private static TlsKeys tlsKeys(Map<String, Path> files) {
+    private static TlsKeys tlsKeys(Map<String, Path> files, SecretFiles secretFiles) {
         if (files.isEmpty()) {
             return null;
+        }
+        for (String secret : java.util.List.of("--tls-password-file", "--tls-key")) {
+            if (files.containsKey(secret)) {
+                secretFiles.checkPrivate(files.get(secret), secret);
+            }
         }
         Path keyStore = files.get("--tls-keystore");
         Path passwordFile = files.get("--tls-password-file");
@@ -242,6 +256,12 @@ public final class StandaloneOptions {
         String value = setting.value();
         String origin = setting.origin().startsWith(ConfigSources.ENV_PREFIX) ? setting.origin() + " ("
                 + key + ")" : setting.origin() + " " + key;
+        if (key.equals(OperationsConfig.ADMIN_TOKEN.key()) && setting.origin().equals("--set")) {
+            // As oort.secret: a command line is readable by every user of the machine (ps, /proc/PID/cmdline).
+            throw new IllegalArgumentException(origin + ": give the token in a file, with --set "
+                    + OperationsConfig.ADMIN_TOKEN_FILE.key() + "=FILE (or in the environment, "
+                    + ConfigSources.envName(key) + ")");
+        }
         if (isKey(BayeuxServerConfig.OPTIONS, key)) {
             engine.put(key, value);
         } else if (isKey(TransportConfig.OPTIONS, key)) {

@@ -25,8 +25,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ContextHandler;
-import org.eclipse.jetty.server.handler.ResourceHandler;
-import org.eclipse.jetty.util.resource.ResourceFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +45,8 @@ public final class StandaloneServer implements AutoCloseable {
     private final Applications applications;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
+    /** The admin port's own limit, or null without an admin port. */
+    private final NetworkConnectionLimit adminConnectionLimit;
     private final java.util.concurrent.atomic.LongAdder connectionLimitReached =
             new java.util.concurrent.atomic.LongAdder();
     private final String baseUrl;
@@ -93,13 +93,7 @@ public final class StandaloneServer implements AutoCloseable {
             engine.setCluster(options.testCluster);
         }
         jetty = new Server();
-        HttpConfiguration http = new HttpConfiguration();
-        // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
-        // long-polling clients keep open for good, and its lookups were the hottest code in long-polling profiles.
-        http.setHeaderCacheSize(0);
-        // Nothing that tells an attacker which server and version to look up.
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
+        HttpConfiguration http = plainHttp();
         if (options.forwarded) {
             // Scheme, host and client address as the proxy saw them: the WebSocket origin check compares the page's
             // https origin with the request's scheme, and the browser cookie is Secure on https.
@@ -120,8 +114,11 @@ public final class StandaloneServer implements AutoCloseable {
         connector.setHost(options.host);
         connector.setPort(options.port);
         // A held long poll is silent for up to `timeout`; the connection must outlive it.
-        connector.setIdleTimeout(Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis()));
+        long idleTimeout = Math.max(60_000, options.engineConfig.timeout().multipliedBy(2).toMillis());
+        connector.setIdleTimeout(idleTimeout);
         jetty.addConnector(connector);
+        // The admin port: plain HTTP, no proxy headers, but the same guard, and a connection limit of its own.
+        adminConnector = Operations.adminConnector(jetty, options.operations, guard, plainHttp(), idleTimeout);
         if (options.oortSettings != null) {
             // Bound first, so that port 0 in oort.url can be the port this node listens on.
             connector.open();
@@ -157,6 +154,20 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             connectionLimit = null;
         }
+        if (adminConnector != null) {
+            int adminMax = options.operations.get(OperationsConfig.ADMIN_MAX_CONNECTIONS);
+            adminConnectionLimit = new NetworkConnectionLimit(adminMax, adminConnector) {
+                @Override
+                protected void limit() {
+                    connectionLimitReached.increment();
+                    LOG.debug("{} connections open on the admin port: no more accepted until one closes", adminMax);
+                    super.limit();
+                }
+            };
+            jetty.addBean(adminConnectionLimit);
+        } else {
+            adminConnectionLimit = null;
+        }
         // SIGTERM is main()'s shutdown hook, which drains first: Jetty's own hook would stop at once, beside it.
         jetty.setStopAtShutdown(false);
         // Applications stop first, however Jetty is stopped (close(), or stop() after the drain), while the server
@@ -167,12 +178,11 @@ public final class StandaloneServer implements AutoCloseable {
                 applications.close();
             }
         });
-        Handler statics = staticHandler(options, jetty);
+        Handler statics = StaticFiles.handler(options.staticDir, options.demo, jetty);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
         ContextHandler endpoint = BayeuxEndpoint.mount(jetty, "/bayeux", engine, options.transportConfig);
-        adminConnector = Operations.adminConnector(jetty, options.operations);
         metrics = Operations.metrics(options.operations, engine, (BayeuxHandler) endpoint.getHandler(), jetty, this);
         admin = Operations.admin(options.operations, engine, oort, backplane, options.testCluster);
         // The health checks for load balancers: /health/ready (and /ready) 503 while starting, draining, shutting
@@ -199,6 +209,18 @@ public final class StandaloneServer implements AutoCloseable {
         readiness.started();
         LOG.info("Ready: GET {}/health/ready{}", baseUrl, backplane != null
                 ? " answers 200 while the backplane can store publishes (" + cluster + ")" : " answers 200");
+    }
+
+    /** @return an HTTP configuration with nothing a public port does not need */
+    private static HttpConfiguration plainHttp() {
+        HttpConfiguration http = new HttpConfiguration();
+        // Jetty's per-connection cache of request header lines costs about 100 KB of heap per connection, which
+        // long-polling clients keep open for good, and its lookups were the hottest code in long-polling profiles.
+        http.setHeaderCacheSize(0);
+        // Nothing that tells an attacker which server and version to look up.
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        return http;
     }
 
     /** Closes the meters (their JMX beans would outlive the server) and the admin page. */
@@ -288,20 +310,6 @@ public final class StandaloneServer implements AutoCloseable {
         }
     }
 
-    /** Resources mounted through the server's factory, released when it stops (a jar's, in the distribution). */
-    private static Handler staticHandler(StandaloneOptions options, Server jetty) {
-        ResourceHandler resources = new ResourceHandler();
-        if (options.staticDir != null) {
-            resources.setBaseResource(ResourceFactory.of(jetty).newResource(options.staticDir));
-        } else if (options.demo) {
-            resources.setBaseResource(ResourceFactory.of(jetty).newClassLoaderResource("org/bayeux/standalone/demo/"));
-        } else {
-            return null;
-        }
-        resources.setWelcomeFiles("index.html");
-        return resources;
-    }
-
     /** @return the port the server listens on */
     public int getPort() {
         return connector.getLocalPort();
@@ -322,7 +330,10 @@ public final class StandaloneServer implements AutoCloseable {
         return guard.slowBodies();
     }
 
-    /** @return how many times {@code --max-connections} was reached (and accepting paused) */
+    /**
+     * @return how many times {@code --max-connections}, or the admin port's {@code admin.maxConnections}, was
+     *         reached (and accepting paused)
+     */
     public long getConnectionLimitReached() {
         return connectionLimitReached.sum();
     }
@@ -330,6 +341,11 @@ public final class StandaloneServer implements AutoCloseable {
     /** @return the TCP connections open now, as the connection limit counts them; -1 without a limit */
     public int getNetworkConnectionCount() {
         return connectionLimit == null ? -1 : connectionLimit.getNetworkConnectionCount();
+    }
+
+    /** @return the TCP connections open now on the admin port; -1 without an admin port */
+    public int getAdminConnectionCount() {
+        return adminConnectionLimit == null ? -1 : adminConnectionLimit.getNetworkConnectionCount();
     }
 
     /** @return the demo's chat service, or null without {@code --demo} */

@@ -62,7 +62,7 @@ class StandaloneAdminTest {
 
     @Test
     void aShortTokenRefusesTheStartWithoutShowingIt() {
-        assertThatThrownBy(() -> StandaloneOptions.parse("--set", "admin.token=tooShortToBeSafe"))
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of("BAYEUX_ADMIN_TOKEN", "tooShortToBeSafe")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("admin.token")
                 .hasMessageContaining("at least 32 characters")
@@ -73,8 +73,8 @@ class StandaloneAdminTest {
 
     @Test
     void onlyAdminSessionsGetSnapshotsWithTheTrafficsNumbers() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--set",
-                "admin.token=" + TOKEN).port(0).host("127.0.0.1"))) {
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse(Map.of("BAYEUX_ADMIN_TOKEN",
+                TOKEN)).port(0).host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             HttpResponse<String> page = get(base + "/admin/");
             assertThat(page.statusCode()).isEqualTo(200);
@@ -170,7 +170,7 @@ class StandaloneAdminTest {
 
     @Test
     void aClusterShowsWhetherItIsAvailable() throws Exception {
-        StandaloneOptions options = StandaloneOptions.parse("--set", "admin.token=" + TOKEN).port(0)
+        StandaloneOptions options = StandaloneOptions.parse(Map.of("BAYEUX_ADMIN_TOKEN", TOKEN)).port(0)
                 .host("127.0.0.1");
         FlippingCluster cluster = new FlippingCluster();
         options.testCluster = cluster;

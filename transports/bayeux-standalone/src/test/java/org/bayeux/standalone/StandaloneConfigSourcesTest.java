@@ -59,6 +59,8 @@ class StandaloneConfigSourcesTest {
         Path file = file("oort.url=http://127.0.0.1:1/bayeux\n");
         Path secret = dir.resolve("secret");
         Files.writeString(secret, "0123456789abcdef0123456789abcdef");
+        // A secret file the server user's alone, as the standalone server requires.
+        java.nio.file.Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         StandaloneOptions options = StandaloneOptions.parse(
                 Map.of("BAYEUX_OORT_URL", "http://127.0.0.1:2/bayeux", "BAYEUX_OORT_SECRET_FILE", secret.toString()),
                 "--config", file.toString(), "--set", "oort.url=http://127.0.0.1:3/bayeux",

@@ -176,6 +176,55 @@ class StandaloneConnectionLimitsTest {
         }
     }
 
+    /**
+     * Issue 31's finding: the {@code admin.port} connector was outside the connection guard, so an idle or dribbling
+     * socket held it for Jetty's idle timeout (30 s), and any number of them could be opened.
+     */
+    @Test
+    void theAdminPortIsGuardedLikeTheMainPort() throws Exception {
+        start("--header-timeout", HEADER_TIMEOUT_MS + "ms", "--set", "admin.port=0");
+        try (RawConnection idle = new RawConnection(server.getAdminPort())) {
+            long start = System.nanoTime();
+            assertThat(idle.awaitClosedByServer(HEADER_TIMEOUT_MS + SLACK_MS)).as("an idle socket closed").isTrue();
+            assertThat(millisSince(start)).isGreaterThanOrEqualTo(HEADER_TIMEOUT_MS - 50);
+        }
+        assertThat(server.getHeaderTimeouts()).isEqualTo(1);
+        try (RawConnection slow = new RawConnection(server.getAdminPort())) {
+            dribble(slow, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + "x".repeat(200) + "\r\n\r\n");
+            assertThat(slow.awaitClosedByServer(HEADER_TIMEOUT_MS + SLACK_MS)).as("dribbled headers closed").isTrue();
+        }
+        assertThat(server.getHeaderTimeouts()).isEqualTo(2);
+        try (RawConnection scrape = new RawConnection(server.getAdminPort())) {
+            scrape.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            String head = scrape.readHead(10_000);
+            assertThat(head).startsWith("HTTP/1.1 200");
+            assertThat(head).as("no server name or version").doesNotContainIgnoringCase("Server:");
+        }
+    }
+
+    @Test
+    void theAdminPortHasAConnectionLimitOfItsOwn() throws Exception {
+        start("--max-connections", "100", "--header-timeout", "20s", "--set", "admin.port=0",
+                "--set", "admin.maxConnections=2");
+        try (RawConnection first = new RawConnection(server.getAdminPort());
+             RawConnection second = new RawConnection(server.getAdminPort())) {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.getAdminConnectionCount() == 2);
+            assertThat(server.getConnectionLimitReached()).isEqualTo(1);
+            try (RawConnection third = new RawConnection(server.getAdminPort())) {
+                third.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+                assertThat(third.readHead(1_000)).as("not accepted while at the limit").isNull();
+                try (RawConnection main = new RawConnection(server.getPort())) {
+                    main.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+                    assertThat(main.readHead(10_000)).as("the main port has its own limit").startsWith("HTTP/1.1 200");
+                }
+
+                first.close();
+
+                assertThat(third.readHead(10_000)).as("accepted once one closed").startsWith("HTTP/1.1 200");
+            }
+        }
+    }
+
     @Test
     void connectionOptionsAreValidatedAndNamed() {
         assertThatThrownBy(() -> StandaloneOptions.parse("--max-connections", "-1"))

@@ -39,6 +39,8 @@ class StandaloneOortDrainTest {
     void aDrainingNodeLeavesItsPeerAtOnceAndThePeerGoesOn() throws Exception {
         Path secretFile = dir.resolve("secret.txt");
         Files.writeString(secretFile, SECRET, StandardCharsets.UTF_8);
+        // A secret file the server user's alone, as the standalone server requires.
+        java.nio.file.Files.setPosixFilePermissions(secretFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         String secret = secretFile.toString();
         // A peer timeout far above the test's waits: the peer must learn of the leave from the stop itself.
         StandaloneServer a = new StandaloneServer(StandaloneOptions.parse("--oort-url", "http://127.0.0.1:0/bayeux",

@@ -59,6 +59,46 @@ class StandaloneServerTest {
         }
     }
 
+    /**
+     * Issue 31's finding: {@code --static} listed folders and served dot-files ({@code .env}). Neither now, however the
+     * path is spelled; a symbolic link out of the folder is not followed either.
+     */
+    @Test
+    void aStaticFolderListsNothingAndHidesDotFiles(@TempDir Path folder, @TempDir Path outside) throws Exception {
+        Files.writeString(folder.resolve("hello.txt"), "hello");
+        Files.writeString(folder.resolve(".env"), "DB_PASSWORD=secret");
+        Files.createDirectories(folder.resolve(".git"));
+        Files.writeString(folder.resolve(".git/config"), "[remote]");
+        Files.createDirectories(folder.resolve("sub"));
+        Files.writeString(folder.resolve("sub/a.txt"), "a");
+        Files.writeString(folder.resolve("sub/.htpasswd"), "admin:x");
+        Files.createDirectories(folder.resolve(".well-known"));
+        Files.writeString(folder.resolve(".well-known/security.txt"), "Contact: a@example.com");
+        Files.writeString(outside.resolve("private.txt"), "private");
+        Files.createSymbolicLink(folder.resolve("link.txt"), outside.resolve("private.txt"));
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions
+                .parse("--static", folder.toString()).port(0).host("127.0.0.1"))) {
+            String base = "http://127.0.0.1:" + server.getPort();
+            assertThat(client.GET(base + "/hello.txt").getContentAsString()).isEqualTo("hello");
+            assertThat(client.GET(base + "/sub/a.txt").getContentAsString()).isEqualTo("a");
+            for (String hidden : new String[] {"/.env", "/.git/config", "/sub/.htpasswd", "/%2eenv", "/sub/%2Ehtpasswd",
+                "/sub/../.env", "/.well-known/../.env", "/link.txt"}) {
+                ContentResponse response = client.GET(base + hidden);
+                assertThat(response.getStatus()).as("GET %s", hidden).isIn(400, 404);
+                assertThat(response.getContentAsString()).as("GET %s", hidden).doesNotContain("secret", "[remote]",
+                        "admin:x", "private");
+            }
+            for (String listing : new String[] {"/", "/sub/", "/sub", "/.git/"}) {
+                ContentResponse response = client.GET(base + listing);
+                assertThat(response.getStatus()).as("GET %s", listing).isIn(403, 404);
+                assertThat(response.getContentAsString()).as("GET %s", listing).doesNotContain("hello.txt", "a.txt",
+                        "config");
+            }
+            assertThat(client.GET(base + "/.well-known/security.txt").getContentAsString())
+                    .as("RFC 8615's folder is public by definition").isEqualTo("Contact: a@example.com");
+        }
+    }
+
     @Test
     void badArgumentsAreNamed() {
         assertThatThrownBy(() -> StandaloneOptions.parse("--port", "http")).hasMessageContaining("--port http");

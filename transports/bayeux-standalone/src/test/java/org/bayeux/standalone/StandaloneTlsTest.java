@@ -124,6 +124,10 @@ class StandaloneTlsTest {
         Path wrongPassword = Files.writeString(files.resolve("wrong.txt"), "not-it\n");
         Path empty = Files.writeString(files.resolve("empty.txt"), "");
         Path notPem = Files.writeString(files.resolve("not.pem"), "hello");
+        for (Path file : new Path[] {wrongPassword, empty, notPem}) {
+            // The server's own rule for secret files (SecretFiles): the server user's alone.
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        }
         String store = rsa.keyStore.toString();
         assertThatThrownBy(() -> parse("--tls-keystore", "/no/such.p12", "--tls-password-file",
                 rsa.passwordFile.toString())).hasMessageContaining("--tls-keystore /no/such.p12");

@@ -54,6 +54,10 @@ final class TestCertificate {
         PrivateKey key = (PrivateKey) store.getKey("server", PASSWORD.toCharArray());
         Path keyPem = Files.writeString(directory.resolve("key-" + keyAlgorithm + ".pem"),
                 pem("PRIVATE KEY", key.getEncoded()));
+        // Secret files the server user's alone, as the server requires (SecretFiles).
+        for (Path secret : new Path[] {passwordFile, keyPem}) {
+            Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        }
         return new TestCertificate(keyStore, passwordFile, certificatePem, keyPem);
     }
 

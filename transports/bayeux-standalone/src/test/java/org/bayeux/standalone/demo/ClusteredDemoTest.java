@@ -36,6 +36,8 @@ class ClusteredDemoTest {
     void twoClientsOnTwoNodesChatAndSeeOneMemberList() throws Exception {
         Path secret = dir.resolve("secret");
         Files.writeString(secret, "0123456789abcdef0123456789abcdef0123456789abcdef");
+        // A secret file the server user's alone, as the standalone server requires.
+        java.nio.file.Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         try (StandaloneServer a = node(secret, null); StandaloneServer b = node(secret, a.getOort().config().url())) {
             await("both nodes joined").atMost(DemoChatter.WAIT)
                     .until(() -> a.getOort().members().size() == 1 && b.getOort().members().size() == 1);
