@@ -209,6 +209,25 @@ public final class RedisBackplaneConfig extends TypedConfig {
         }
     }
 
+    /**
+     * @param uri any text given as {@link #URI}, valid or not
+     * @return it with the password of its user information masked, for errors and logs
+     */
+    public static String maskedUri(String uri) {
+        return RedisEndpoint.mask(uri);
+    }
+
+    /**
+     * Reads the password file and checks the credentials and TLS settings against the URI, as a backplane does when
+     * it is made: for a start that fails at once, before anything else is started.
+     *
+     * @throws InvalidConfigurationException naming the key and the value if the password file is unsafe, unreadable
+     *         or empty, or a setting contradicts the URI
+     */
+    public void checkCredentials() {
+        RedisEndpoint.resolve(this);
+    }
+
     /** @return the settings, the URI's password masked */
     @Override
     public String toString() {

@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +18,7 @@ import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.transport.ClientTransport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bin/bayeux server --backplane redis://…}: two standalone servers joined by a redis-server of the test's own. */
 class StandaloneBackplaneTest {
@@ -95,6 +101,45 @@ class StandaloneBackplaneTest {
         }
         assertThat(StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001").backplaneConfig.sessionStore())
                 .as("off by default").isFalse();
+    }
+
+    /**
+     * The finding: a Redis password with a {@code /} in {@code --backplane}'s URI was shown in full in the start's
+     * error. Now it is masked, and the password goes in a file only its owner may read, never in a key.
+     */
+    @Test
+    void theRedisPasswordIsMaskedInErrorsAndTakenFromAnOwnerOnlyFile(@TempDir Path directory) throws Exception {
+        String password = "Hq3z/Wm8t@Lp5v";
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://:" + password + "@127.0.0.1:7001"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--backplane redis://***@127.0.0.1:7001: expected redis://HOST:PORT")
+                .hasMessageContaining("percent-encoded")
+                .satisfies(failure -> assertThat(failure.toString() + failure.getCause()).doesNotContain("Hq3z")
+                        .doesNotContain("Wm8t").doesNotContain("Lp5v"));
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
+                "--set", "redisPassword=" + password)).hasMessageContaining("--backplane-password-file")
+                .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("Hq3z"));
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of("BAYEUX_REDIS_PASSWORD", password),
+                "--backplane", "redis://127.0.0.1:7001")).hasMessageContaining("--backplane-password-file");
+
+        Path readable = directory.resolve("readable");
+        Files.writeString(readable, password);
+        Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-r-----"));
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
+                "--backplane-password-file", readable.toString())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redisPasswordFile=" + readable).hasMessageContaining("only its owner");
+
+        Path file = directory.resolve("redis.password");
+        Files.writeString(file, password + "\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        try (RedisProcess redis = RedisProcess.start(List.of("--requirepass", password), password);
+                StandaloneServer a = new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(),
+                        "--backplane-password-file", file.toString(), "--set", "timeout=5s")
+                        .port(0).host("127.0.0.1"))) {
+            assertThat(a.getBackplane().config().passwordFile()).isEqualTo(file.toString());
+            await("the node reads from a Redis that requires the password").atMost(WAIT)
+                    .until(() -> a.getBackplane().isConnected());
+        }
     }
 
     private static StandaloneServer server(RedisProcess redis, String... more) throws Exception {
