@@ -10,6 +10,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +23,7 @@ import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.transport.ClientTransport;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bin/bayeux server --backplane redis://…}: two standalone servers joined by a redis-server of the test's own. */
@@ -139,6 +145,29 @@ class StandaloneBackplaneTest {
             assertThat(a.getBackplane().config().passwordFile()).isEqualTo(file.toString());
             await("the node reads from a Redis that requires the password").atMost(WAIT)
                     .until(() -> a.getBackplane().isConnected());
+
+            // The password in the URI, percent-encoded: taken, and in no log line (the start line masks it).
+            List<String> lines = new CopyOnWriteArrayList<>();
+            AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
+                @Override
+                protected void append(ILoggingEvent event) {
+                    lines.add(event.getFormattedMessage());
+                }
+            };
+            Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+            appender.start();
+            root.addAppender(appender);
+            try (StandaloneServer b = new StandaloneServer(StandaloneOptions.parse("--backplane",
+                    "redis://:Hq3z%2FWm8t%40Lp5v@127.0.0.1:" + redis.port(), "--set", "timeout=5s")
+                    .port(0).host("127.0.0.1"))) {
+                await("the node reads from Redis with the URI's password").atMost(WAIT)
+                        .until(() -> b.getBackplane().isConnected());
+            } finally {
+                root.detachAppender(appender);
+            }
+            assertThat(lines).anyMatch(line -> line.contains("redis://***@127.0.0.1:" + redis.port()));
+            assertThat(String.join("\n", lines)).doesNotContain("Hq3z").doesNotContain("Wm8t")
+                    .doesNotContain("Lp5v");
         }
     }
 
