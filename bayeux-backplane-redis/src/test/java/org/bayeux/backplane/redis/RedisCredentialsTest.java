@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import ch.qos.logback.classic.Level;
@@ -25,6 +26,7 @@ import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -233,5 +235,58 @@ class RedisCredentialsTest {
         });
         assertNoPart(cluster.toString(), PASSWORD);
         assertThat(RedisEndpoint.mask("redis-cluster://u:p/a@ss@h:1,h:2")).isEqualTo("redis-cluster://u:***@h:1,h:2");
+    }
+
+    /** @return a self-signed certificate for 127.0.0.1 and localhost, and its key, as PEM files (openssl CLI) */
+    private Path[] selfSigned(String name) throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl not found");
+        Path certificate = directory.resolve(name + "-cert.pem");
+        Path key = directory.resolve(name + "-key.pem");
+        Process openssl = new ProcessBuilder("/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                "-keyout", key.toString(), "-out", certificate.toString(), "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost").redirectErrorStream(true)
+                .redirectOutput(directory.resolve(name + "-openssl.log").toFile()).start();
+        assertThat(openssl.waitFor(60, TimeUnit.SECONDS)).as("openssl finished").isTrue();
+        assertThat(openssl.exitValue()).as("openssl: %s", Files.readString(directory.resolve(name + "-openssl.log")))
+                .isZero();
+        return new Path[] {certificate, key};
+    }
+
+    /**
+     * TLS: a redis-server with a TLS port (and a plain one on 127.0.0.1 for its readiness check only), its certificate
+     * self-signed for the run; the backplane connects over rediss:// trusting that certificate (redisTlsCaFile), with
+     * the password from its file, and does not connect when it trusts another one.
+     */
+    @Test
+    void theBackplaneConnectsOverTlsTrustingTheGivenCertificateOnly() throws Exception {
+        Path[] server = selfSigned("redis");
+        Path[] other = selfSigned("other");
+        int tlsPort = RedisProcess.freePort();
+        RedisProcess redis = redis(List.of("--tls-port", Integer.toString(tlsPort), "--tls-cert-file",
+                server[0].toString(), "--tls-key-file", server[1].toString(), "--tls-auth-clients", "no",
+                "--requirepass", PASSWORD), PASSWORD);
+        String password = passwordFile(PASSWORD, "rw-------").toString();
+        RedisBackplane backplane = new RedisBackplane(RedisBackplaneConfig.builder()
+                .uri("rediss://127.0.0.1:" + tlsPort).credentials("", password)
+                .tls(server[0].toString(), RedisBackplaneConfig.TlsVerify.FULL).build());
+        engine(backplane);
+        await("connected over TLS").atMost(WAIT).until(backplane::isConnected);
+        assertThat(logs()).contains("Redis 127.0.0.1:" + tlsPort + " (TLS)");
+
+        RedisBackplane untrusting = new RedisBackplane(RedisBackplaneConfig.builder()
+                .uri("rediss://127.0.0.1:" + tlsPort).credentials("", password)
+                .tls(other[0].toString(), RedisBackplaneConfig.TlsVerify.FULL).build());
+        engine(untrusting);
+        await("the untrusted certificate refused").atMost(WAIT).until(() -> events.stream().anyMatch(event ->
+                event.getThrowableProxy() != null && ThrowableProxyUtil.asString(event.getThrowableProxy())
+                        .contains("SSLHandshakeException")));
+        assertThat(untrusting.isConnected()).isFalse();
+        assertThat(redis.isAlive()).isTrue();
+        assertNoPart(logs(), PASSWORD);
+
+        // A CA file is for TLS only.
+        assertThatThrownBy(() -> new RedisBackplane(RedisBackplaneConfig.builder().uri(redis.uri())
+                .tls(server[0].toString(), RedisBackplaneConfig.TlsVerify.FULL).build()))
+                .hasMessageContaining("redisTlsCaFile=");
     }
 }
