@@ -218,14 +218,18 @@ public final class RedisBackplaneConfig extends TypedConfig {
     }
 
     /**
-     * Reads the password file and checks the credentials and TLS settings against the URI, as a backplane does when
-     * it is made: for a start that fails at once, before anything else is started.
+     * Reads the password file (and, with {@link #SESSION_STORE}, the session key file) and checks the credentials and
+     * TLS settings against the URI, as a backplane does when it is made: for a start that fails at once, before
+     * anything else is started.
      *
-     * @throws InvalidConfigurationException naming the key and the value if the password file is unsafe, unreadable
-     *         or empty, or a setting contradicts the URI
+     * @throws InvalidConfigurationException naming the key and the value if a secret file is unsafe, unreadable or
+     *         too short, or a setting contradicts the URI
      */
     public void checkCredentials() {
         RedisEndpoint.resolve(this);
+        if (sessionStore()) {
+            SessionDigest.from(this);
+        }
     }
 
     /** @return the settings, the URI's password masked */

@@ -209,6 +209,19 @@ class RedisCredentialsTest {
                 .hasMessageContaining("give the password once").hasMessageContaining("redis://***@127.0.0.1:1");
         assertThatThrownBy(() -> new RedisBackplane(RedisBackplaneConfig.builder().uri("redis://127.0.0.1:1")
                 .credentials("bayeux", "").build())).hasMessageContaining("redisUsername=bayeux");
+        // The session store's key file: the same rules, and at least 32 bytes.
+        Path shortKey = passwordFile("k".repeat(SessionDigest.MIN_KEY_BYTES - 1), "rw-------");
+        RedisBackplaneConfig withShortKey = RedisBackplaneConfig.builder().uri("redis://127.0.0.1:1")
+                .sessionStore(true, Duration.ofMillis(200), Duration.ofSeconds(5)).sessionKeyFile(shortKey.toString())
+                .build();
+        assertThatThrownBy(withShortKey::checkCredentials).hasMessageContaining("sessionKeyFile=" + shortKey)
+                .hasMessageContaining("at least 32 bytes");
+        assertThatThrownBy(() -> new RedisBackplane(withShortKey)).hasMessageContaining("sessionKeyFile=");
+        Path sharedKey = passwordFile("k".repeat(SessionDigest.MIN_KEY_BYTES), "rw-rw----");
+        assertThatThrownBy(() -> RedisBackplaneConfig.builder().uri("redis://127.0.0.1:1")
+                .sessionStore(true, Duration.ofMillis(200), Duration.ofSeconds(5))
+                .sessionKeyFile(sharedKey.toString()).build().checkCredentials())
+                .hasMessageContaining("sessionKeyFile=" + sharedKey).hasMessageContaining("only its owner");
     }
 
     @Test
