@@ -95,8 +95,11 @@ function recoveryHost(path, context) {
 function syncRecovery(path, context, on) {
   const extensions = path.extensions;
   const ours = extensions.get('recovery');
+  const maxChannels = context.config.recoveryMaxChannels;
   if (on && !ours) {
-    extensions.add('recovery', new RecoveryExtension(recoveryHost(path, context)));
+    extensions.add('recovery', new RecoveryExtension(recoveryHost(path, context), { maxChannels }));
+  } else if (on && ours instanceof RecoveryExtension) {
+    /** @type {any} */ (ours).maxChannels = maxChannels;
   } else if (!on && ours instanceof RecoveryExtension) {
     extensions.remove('recovery');
   }
@@ -159,6 +162,10 @@ export class BayeuxClient {
     }
     if (typeof this.context.config.url !== 'string') {
       throw new TypeError('The url option must be a string');
+    }
+    const maxChannels = this.context.config.recoveryMaxChannels;
+    if (!Number.isInteger(maxChannels) || maxChannels < 1) {
+      throw new TypeError(`The recoveryMaxChannels option must be an integer of at least 1, not ${maxChannels}`);
     }
     if (!Array.isArray(this.context.config.transports) || this.context.config.transports.length === 0) {
       throw new TypeError('The transports option must list at least one transport');

@@ -28,6 +28,7 @@ export const Status = Object.freeze({
  * @property {number} maxBackoff
  * @property {boolean} autoResubscribe
  * @property {boolean} recovery
+ * @property {number} recoveryMaxChannels
  * @property {number} maxPendingMessages
  * @property {number} maxURLLength
  * @property {Record<string, string>} requestHeaders
@@ -54,6 +55,7 @@ export const DEFAULTS = Object.freeze({
   maxBackoff: 60000,
   autoResubscribe: true,
   recovery: true,
+  recoveryMaxChannels: 1000,
   maxPendingMessages: 1000,
   maxURLLength: 2000,
   requestHeaders: {},

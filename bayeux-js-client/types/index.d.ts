@@ -98,6 +98,11 @@ export interface ClientConfig {
    * true.
    */
   recovery?: boolean;
+  /**
+   * The most channels whose position the recovery extension keeps, those received through a wildcard included; past
+   * it the least recently used channel's is forgotten (its next subscribe sends none). Default 1000.
+   */
+  recoveryMaxChannels?: number;
   /** The most requests waiting for their reply (sent or not); beyond it new ones fail at once. Default 1000. */
   maxPendingMessages?: number;
   /** callback-polling splits batches whose URL would be longer. Default 2000. */
@@ -240,7 +245,7 @@ export declare class RecoveryExtension implements Extension {
    * The client makes its own with a host, which also recovers gaps in offsets while the session lives; one made
    * without a host only keeps and sends positions.
    */
-  constructor(host?: RecoveryHost | null, options?: { maxHeld?: number });
+  constructor(host?: RecoveryHost | null, options?: { maxHeld?: number; maxChannels?: number });
   /** Whether the last successful handshake reply offered recovery. */
   readonly offered: boolean;
   /** The position of the last message let through on a channel (or the server's, after a failed recovery). */
@@ -249,6 +254,10 @@ export declare class RecoveryExtension implements Extension {
   recovered(channel: string): boolean | undefined;
   /** Gaps seen, filled and given up (their messages never reached the application), and duplicates dropped. */
   stats(): { gapsDetected: number; gapsRecovered: number; gapsLost: number; duplicatesDropped: number };
+  /** How many channels' positions are kept now (at most maxChannels, 1000 by default). */
+  channels(): number;
+  /** How many channels' positions were forgotten to stay within maxChannels. */
+  channelsForgotten(): number;
   outgoing(message: Message): Message;
   incoming(message: Message): Message;
 }

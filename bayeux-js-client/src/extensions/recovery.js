@@ -16,6 +16,10 @@
 // ones are let through in order and the gap is accepted (recovered(channel) is then false and stats().gapsLost counts
 // it). Messages at or below the last one let through (same epoch) are dropped as
 // duplicates. Messages without a position, of another epoch, or of channels received only through wildcards pass.
+//
+// Bounded: at most maxChannels channels' positions are kept (1000 by default), those received through a wildcard
+// included, the least recently used forgotten first (a gap it was recovering is given up, its held messages let
+// through in order), so that a wildcard over ever new channels cannot grow the client's memory without end.
 
 /** @param {unknown} channel @returns {boolean} */
 const isPlainBroadcast = (channel) => typeof channel === 'string' && channel.startsWith('/')
@@ -68,7 +72,8 @@ const positionOfTrack = (track) => (track.epoch === null ? undefined
 export class RecoveryExtension {
   /**
    * @param {RecoveryHost | null} [host] without one, the extension only keeps and sends positions
-   * @param {{maxHeld?: number}} [options] the most messages of one channel held back (1000 by default)
+   * @param {{maxHeld?: number, maxChannels?: number}} [options] the most messages of one channel held back, and the
+   *   most channels whose position is kept (1000 each by default)
    */
   constructor(host = null, options = {}) {
     /** Whether the last successful handshake reply offered recovery. */
@@ -77,12 +82,64 @@ export class RecoveryExtension {
     this.host = host;
     /** @private */
     this.maxHeld = options.maxHeld ?? 1000;
-    /** @private @type {Map<string, Track>} */
+    /** @private */
+    this.maxChannels = options.maxChannels ?? 1000;
+    if (!Number.isInteger(this.maxChannels) || this.maxChannels < 1) {
+      throw new TypeError(`maxChannels must be an integer of at least 1, not ${this.maxChannels}`);
+    }
+    /** @private Per channel, least recently used first (a Map keeps insertion order). @type {Map<string, Track>} */
     this.tracks = new Map();
     /** @private @type {Map<string, boolean>} */
     this.outcomes = new Map();
     /** @private */
     this.counts = { gapsDetected: 0, gapsRecovered: 0, gapsLost: 0, duplicatesDropped: 0 };
+    /** @private */
+    this.forgotten = 0;
+  }
+
+  /** @returns {number} how many channels' positions are kept now (at most maxChannels) */
+  channels() {
+    return this.tracks.size;
+  }
+
+  /** @returns {number} how many channels' positions were forgotten to stay within maxChannels */
+  channelsForgotten() {
+    return this.forgotten;
+  }
+
+  /**
+   * @private
+   * @param {string} channel
+   * @param {any[]} release where the held messages of a forgotten channel's recovery go, to be let through
+   * @returns {Track} the channel's track, made the most recently used (and made, forgetting the least recently used
+   *   ones past maxChannels, if new)
+   */
+  track(channel, release) {
+    let track = this.tracks.get(channel);
+    if (track) {
+      this.tracks.delete(channel);
+      this.tracks.set(channel, track);
+      return track;
+    }
+    track = newTrack();
+    this.tracks.set(channel, track);
+    for (const [eldest, evicted] of this.tracks) {
+      if (this.tracks.size <= this.maxChannels) {
+        break;
+      }
+      if (evicted === track) {
+        continue;
+      }
+      this.tracks.delete(eldest);
+      this.forgotten++;
+      this.outcomes.delete(eldest);
+      if (evicted.recovering || evicted.held.size > 0) {
+        release.push(...this.giveUp(eldest, evicted,
+          `its channel's position was forgotten (more than ${this.maxChannels} channels)`));
+      }
+      this.stopTimer(evicted);
+    }
+    return track;
   }
 
   /**
@@ -111,11 +168,10 @@ export class RecoveryExtension {
   /** @param {any} message */
   outgoing(message) {
     if (message.channel === '/meta/subscribe' && this.offered && isPlainBroadcast(message.subscription)) {
-      let track = this.tracks.get(message.subscription);
-      if (!track) {
-        track = newTrack();
-        this.tracks.set(message.subscription, track);
-      }
+      /** @type {any[]} */
+      const release = [];
+      const track = this.track(message.subscription, release);
+      this.releaseAll(release);
       track.plain = true;
       if (track.recovering) {
         // This subscribe (ours, or a resubscribe after a re-handshake) carries the position the held messages wait
@@ -205,17 +261,16 @@ export class RecoveryExtension {
       return ours && track ? this.giveUp(subscription, track, 'its subscribe failed') : [];
     }
     const current = positionOf(outcome);
+    /** @type {any[]} */
+    let release = [];
     if (!track) {
-      track = newTrack();
-      this.tracks.set(subscription, track);
+      track = this.track(subscription, release);
     }
     if (typeof outcome.recovered === 'boolean' && !(id !== null && id === track.ignored)) {
       this.outcomes.set(subscription, outcome.recovered);
     }
-    /** @type {any[]} */
-    let release = [];
     if (ours && !(outcome.recovered === true && current && current.epoch === track.epoch)) {
-      release = this.giveUp(subscription, track, 'the server could not recover it');
+      release = release.concat(this.giveUp(subscription, track, 'the server could not recover it'));
     } else if (ours) {
       // Everything after our position comes now, then live ones; a fresh timeout covers those being lost in turn.
       this.startTimer(subscription, track);
@@ -243,13 +298,9 @@ export class RecoveryExtension {
    * @returns {any} the message, or null if held back or dropped
    */
   delivery(channel, received, message) {
-    let track = this.tracks.get(channel);
-    if (!track) {
-      track = newTrack();
-      this.tracks.set(channel, track);
-    }
     /** @type {any[]} */
     const release = [];
+    const track = this.track(channel, release);
     let pass;
     let startRecovery = false;
     if (track.epoch === null || track.epoch !== received.epoch) {

@@ -72,7 +72,7 @@ describe('recovery', () => {
  * A recovery extension on a host that plays the client: what the application gets (in order), the subscribes the
  * extension asks for, and timers run by hand.
  *
- * @param {{maxHeld?: number}} [options]
+ * @param {{maxHeld?: number, maxChannels?: number}} [options]
  */
 function gapRig(options) {
   /** @type {any[]} */
@@ -117,8 +117,12 @@ function gapRig(options) {
     },
     /** A message of /a with a position, through the extension as the client would pass it. */
     receive(offset, epoch = 'e1') {
+      rig.receiveOn('/a', offset, offset, epoch);
+    },
+    /** A message of any channel with a position, through the extension as the client would pass it. */
+    receiveOn(channel, data, offset, epoch = 'e1') {
       receiving = true;
-      const out = recovery.incoming({ channel: '/a', data: offset, ext: { position: { offset, epoch } } });
+      const out = recovery.incoming({ channel, data, ext: { position: { offset, epoch } } });
       if (out) {
         delivered.push(out);
       }
@@ -292,6 +296,48 @@ describe('recovery: gaps in offsets', () => {
       ext: { position: { offset, epoch: 'e1' } } }));
     assert.deepEqual(out.map((m) => m && m.data), [1, 3, 2]);
     assert.deepEqual(rig.recovery.position('/b'), { offset: 3, epoch: 'e1' });
+  });
+
+  // The finding: a wildcard over ever new channels made the extension keep one position per channel ever seen.
+  it('keeps at most maxChannels positions, forgetting the least recently used, and gives up its gap', () => {
+    const rig = gapRig({ maxChannels: 3 });
+    rig.receive(1);
+    rig.receive(3);
+    assert.deepEqual(rig.data(), [1]);
+    assert.equal(rig.subscribes.length, 1);
+    // Every message reaches the application once (the one whose channel made /a's forgotten right after /a's held).
+    for (let i = 0; i < 5000; i++) {
+      rig.receiveOn(`/w/${i}`, i, 1);
+      assert.ok(rig.recovery.channels() <= 3);
+    }
+    assert.deepEqual(rig.delivered.filter((m) => m.channel.startsWith('/w/')).map((m) => m.data),
+      Array.from({ length: 5000 }, (_, i) => i));
+    assert.equal(rig.recovery.channels(), 3);
+    assert.equal(rig.recovery.channelsForgotten(), 5000 - 2);
+    assert.deepEqual(rig.recovery.position('/w/4999'), { offset: 1, epoch: 'e1' });
+    assert.equal(rig.recovery.position('/w/0'), undefined);
+    // /a was the least recently used first: its gap given up, the held 3 let through once, in order.
+    assert.equal(rig.recovery.position('/a'), undefined);
+    assert.deepEqual(rig.delivered.filter((m) => m.channel === '/a').map((m) => m.data), [1, 3]);
+    assert.equal(rig.recovery.stats().gapsLost, 1);
+    assert.equal(rig.timers.size, 0);
+    // A channel used again is kept while new ones come.
+    rig.recovery.incoming({ channel: '/w/4998', ext: { position: { offset: 2, epoch: 'e1' } } });
+    rig.recovery.incoming({ channel: '/w/new', ext: { position: { offset: 1, epoch: 'e1' } } });
+    assert.deepEqual(rig.recovery.position('/w/4998'), { offset: 2, epoch: 'e1' });
+    assert.equal(rig.recovery.position('/w/4997'), undefined);
+  });
+
+  it('takes the bound from the client option recoveryMaxChannels, checked', () => {
+    const client = new BayeuxClient({ url: 'http://127.0.0.1:1/bayeux', recoveryMaxChannels: 2 });
+    const recovery = /** @type {RecoveryExtension} */ (client.getExtension('recovery'));
+    for (let i = 0; i < 10; i++) {
+      recovery.incoming({ channel: `/w/${i}`, ext: { position: { offset: 1, epoch: 'e1' } } });
+    }
+    assert.equal(recovery.channels(), 2);
+    assert.throws(() => new BayeuxClient({ url: 'http://127.0.0.1:1/bayeux', recoveryMaxChannels: 0 }),
+      /recoveryMaxChannels/);
+    assert.throws(() => new RecoveryExtension(null, { maxChannels: 0 }), /maxChannels/);
   });
 });
 

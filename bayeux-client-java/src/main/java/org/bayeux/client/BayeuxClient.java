@@ -137,7 +137,7 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
         // client makes for it) comes within one, the missed messages right after it.
         this.recovery = config.recovery()
                 ? new RecoveryExtension(host, config.maxNetworkDelay().multipliedBy(2),
-                        RecoveryExtension.DEFAULT_MAX_HELD)
+                        RecoveryExtension.DEFAULT_MAX_HELD, config.recoveryMaxChannels())
                 : null;
         if (recovery != null) {
             extensions.add(recovery);

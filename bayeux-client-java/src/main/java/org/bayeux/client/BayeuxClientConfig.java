@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientTransport;
 
 /**
@@ -36,6 +37,7 @@ public final class BayeuxClientConfig {
     private final double backoffJitter;
     private final boolean autoResubscribe;
     private final boolean recovery;
+    private final int recoveryMaxChannels;
     private final Duration remoteCallTimeout;
     private final int maxIncomingMessageBytes;
     private final int maxPendingMessages;
@@ -53,6 +55,7 @@ public final class BayeuxClientConfig {
         this.backoffJitter = builder.backoffJitter;
         this.autoResubscribe = builder.autoResubscribe;
         this.recovery = builder.recovery;
+        this.recoveryMaxChannels = builder.recoveryMaxChannels;
         this.remoteCallTimeout = builder.remoteCallTimeout;
         this.maxIncomingMessageBytes = builder.maxIncomingMessageBytes;
         this.maxPendingMessages = builder.maxPendingMessages;
@@ -120,6 +123,14 @@ public final class BayeuxClientConfig {
         return recovery;
     }
 
+    /**
+     * @return the most channels whose position the recovery extension keeps (those received through wildcards
+     *         included); past it the least recently used is forgotten
+     */
+    public int recoveryMaxChannels() {
+        return recoveryMaxChannels;
+    }
+
     /** @return how long a remote call waits for its answer when no timeout is given */
     public Duration remoteCallTimeout() {
         return remoteCallTimeout;
@@ -171,6 +182,10 @@ public final class BayeuxClientConfig {
         rows.add(List.of("recovery", "boolean", String.valueOf(defaults.recovery),
                 "Whether the client sends its last position per channel when it subscribes again, so that a server "
                         + "that offers recovery (a Redis backplane) delivers what it missed (see docs/protocol.md)."));
+        rows.add(List.of("recoveryMaxChannels", "int", String.valueOf(defaults.recoveryMaxChannels),
+                "The most channels whose position recovery keeps, those received through a wildcard included: past "
+                        + "it the least recently used channel's is forgotten (its next subscribe sends none), so that "
+                        + "a wildcard over ever new channels cannot grow the client's memory without end."));
         rows.add(List.of("remoteCallTimeout", "Duration", defaults.remoteCallTimeout.toString(),
                 "How long a remote call waits for its answer when the call gives no timeout."));
         rows.add(List.of("maxIncomingMessageBytes", "int", String.valueOf(defaults.maxIncomingMessageBytes),
@@ -198,6 +213,7 @@ public final class BayeuxClientConfig {
         private double backoffJitter = 0.5;
         private boolean autoResubscribe = true;
         private boolean recovery = true;
+        private int recoveryMaxChannels = RecoveryExtension.DEFAULT_MAX_CHANNELS;
         private Duration remoteCallTimeout = Duration.ofSeconds(30);
         private int maxIncomingMessageBytes = 4 * 1024 * 1024;
         private int maxPendingMessages = 1000;
@@ -328,6 +344,19 @@ public final class BayeuxClientConfig {
          */
         public Builder recovery(boolean recovery) {
             this.recovery = recovery;
+            return this;
+        }
+
+        /**
+         * @param count the most channels whose position the recovery extension keeps, those received through a
+         *              wildcard included; past it the least recently used is forgotten; at least 1
+         * @return this builder
+         */
+        public Builder recoveryMaxChannels(int count) {
+            if (count < 1) {
+                throw Checks.invalid(WHAT, "recoveryMaxChannels", count, "an integer of at least 1");
+            }
+            this.recoveryMaxChannels = count;
             return this;
         }
 

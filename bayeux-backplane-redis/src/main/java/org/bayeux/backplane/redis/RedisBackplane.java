@@ -136,9 +136,15 @@ public final class RedisBackplane implements Cluster {
     /** With {@link RedisBackplaneConfig#SESSION_STORE}: this node's sessions' state in Redis; else null. */
     private final RedisSessionStore sessionStore;
 
-    /** @param config where Redis is, and the bounds */
+    /**
+     * @param config where Redis is, and the bounds
+     * @throws org.bayeux.server.config.InvalidConfigurationException if the password file is unsafe or unreadable,
+     *         or the credentials contradict the URI (checked now, so that a bad setting stops the start; read again
+     *         at {@link #start})
+     */
     public RedisBackplane(RedisBackplaneConfig config) {
         this.config = Objects.requireNonNull(config, "config");
+        RedisEndpoint.resolve(config);
         this.sessionStore = config.sessionStore() ? new RedisSessionStore(config, nodeId) : null;
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
         this.shardReads = new ShardReads(this, shards, config);

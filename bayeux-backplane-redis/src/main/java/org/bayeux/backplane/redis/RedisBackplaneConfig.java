@@ -17,10 +17,36 @@ import org.bayeux.server.config.TypedConfig;
 public final class RedisBackplaneConfig extends TypedConfig {
     /** Where Redis is. */
     public static final ConfigOption<String> URI = ConfigOption.text("redisUri", "redis://127.0.0.1:6379",
-            RedisLink::isValidUri,
-            "redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://HOST:PORT,HOST:PORT,...",
+            RedisEndpoint::isValidUri,
+            "redis://HOST:PORT, rediss://HOST:PORT (TLS), redis-cluster://HOST:PORT,HOST:PORT,... or "
+                    + "rediss-cluster://HOST:PORT,HOST:PORT,... (TLS), each with an optional USER:PASSWORD@ before "
+                    + "the hosts, as Lettuce parses them",
             "The Redis server the backplane stores and reads messages on, or the seed nodes of a Redis Cluster "
-                    + "(redis-cluster://HOST:PORT,HOST:PORT,...; see docs/cluster.md).");
+                    + "(redis-cluster://HOST:PORT,HOST:PORT,...; see docs/cluster.md). Errors and logs show it with "
+                    + "the password masked; a password written here must have / @ % percent-encoded: prefer "
+                    + "redisPasswordFile.");
+    /** The ACL user the backplane authenticates as. */
+    public static final ConfigOption<String> USERNAME = ConfigOption.text("redisUsername", "",
+            name -> name.chars().noneMatch(c -> c <= ' ' || c == ':' || c == '@'),
+            "empty, or a user name without spaces, : or @",
+            "The Redis ACL user the backplane authenticates as (AUTH USER PASSWORD), with the password of "
+                    + "redisPasswordFile; empty: the default user (AUTH PASSWORD), or the user the URI names.");
+    /** The file holding the Redis password. */
+    public static final ConfigOption<String> PASSWORD_FILE = ConfigOption.text("redisPasswordFile", "",
+            file -> true, "empty, or a file only its owner may read",
+            "A file holding the Redis password (one trailing line break ignored), read at start; refused if the "
+                    + "group or others may read or write it. The password is never logged.");
+    /** The certificates trusted for Redis over TLS. */
+    public static final ConfigOption<String> TLS_CA_FILE = ConfigOption.text("redisTlsCaFile", "",
+            file -> true, "empty, or a readable PEM file",
+            "With rediss:// or rediss-cluster://: a PEM file of the certificates trusted to sign Redis's (a private "
+                    + "CA, or a self-signed certificate); empty: the JVM's trust store.");
+    /** How much of Redis's certificate is checked. */
+    public static final ConfigOption<TlsVerify> TLS_VERIFY = ConfigOption.choice("redisTlsVerify", TlsVerify.class,
+            TlsVerify.FULL,
+            "With rediss:// or rediss-cluster://: FULL checks that Redis's certificate is trusted and names the host "
+                    + "connected to; CA only that it is trusted (for cluster nodes announced by addresses their "
+                    + "certificates do not name).");
     /** The key prefix, so that several applications can share one Redis. */
     public static final ConfigOption<String> KEY_PREFIX = ConfigOption.text("keyPrefix", "bayeux",
             prefix -> !prefix.isEmpty() && prefix.chars().noneMatch(c -> c == '{' || c == '}' || c <= ' '),
@@ -115,6 +141,13 @@ public final class RedisBackplaneConfig extends TypedConfig {
             "Whether the backplane writes its sessions' subscriptions, positions and acknowledged batch to Redis "
                     + "(RedisSessionStore, one hash per session, see docs/cluster.md), where another node can read "
                     + "them; off by default (nothing continues a session on another node yet).");
+    /** The key of the digest that stands for a session's id in Redis. */
+    public static final ConfigOption<String> SESSION_KEY_FILE = ConfigOption.text("sessionKeyFile", "",
+            file -> true, "empty, or a file only its owner may read, of at least 32 bytes",
+            "With sessionStore: a file holding the key (the same on every node) of the HMAC-SHA256 that stands for "
+                    + "a session's id in its Redis key, so that Redis holds no clientId and one cannot be tested "
+                    + "against it; empty: a plain SHA-256 of the id (no clientId in Redis either, but whoever knows "
+                    + "one can find its hash).");
     /** How long changes of sessions' state are gathered before they are written. */
     public static final ConfigOption<Duration> SESSION_WRITE_DELAY = ConfigOption.duration("sessionWriteDelay",
             Duration.ofMillis(200), d -> d.compareTo(Duration.ofMillis(10)) >= 0
@@ -130,10 +163,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
                     + "sessionRefresh and maxInterval + 2 × sessionRefresh after its node died.");
 
     /** Every option, in documentation order. */
-    public static final List<ConfigOption<?>> OPTIONS = List.of(URI, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
+    public static final List<ConfigOption<?>> OPTIONS = List.of(URI, USERNAME, PASSWORD_FILE, TLS_CA_FILE,
+            TLS_VERIFY, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
             OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
             HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL,
-            SHARD_READ_GRACE, SESSION_STORE, SESSION_WRITE_DELAY, SESSION_REFRESH);
+            SHARD_READ_GRACE, SESSION_STORE, SESSION_KEY_FILE, SESSION_WRITE_DELAY, SESSION_REFRESH);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -155,7 +189,64 @@ public final class RedisBackplaneConfig extends TypedConfig {
      * @throws InvalidConfigurationException for an unknown key or a bad value, naming both
      */
     public static RedisBackplaneConfig fromMap(Map<String, String> settings) {
+        String uri = settings.get(URI.key());
+        if (uri != null) {
+            checkUri(uri.trim());
+        }
         return new RedisBackplaneConfig(ConfigOptions.parse(OPTIONS, settings));
+    }
+
+    /**
+     * Checks a URI before the generic rule would, so that its error shows the value with the password masked.
+     *
+     * @throws InvalidConfigurationException naming the key, the masked value and what is wrong
+     */
+    private static void checkUri(String uri) {
+        String problem = RedisEndpoint.problem(uri);
+        if (problem != null) {
+            throw new InvalidConfigurationException(URI.key(), RedisEndpoint.mask(uri),
+                    URI.ruleText() + "; here " + problem);
+        }
+    }
+
+    /**
+     * @param uri any text given as {@link #URI}, valid or not
+     * @return it with the password of its user information masked, for errors and logs
+     */
+    public static String maskedUri(String uri) {
+        return RedisEndpoint.mask(uri);
+    }
+
+    /**
+     * Reads the password file (and, with {@link #SESSION_STORE}, the session key file) and checks the credentials and
+     * TLS settings against the URI, as a backplane does when it is made: for a start that fails at once, before
+     * anything else is started.
+     *
+     * @throws InvalidConfigurationException naming the key and the value if a secret file is unsafe, unreadable or
+     *         too short, or a setting contradicts the URI
+     */
+    public void checkCredentials() {
+        RedisEndpoint.resolve(this);
+        if (sessionStore()) {
+            SessionDigest.from(this);
+        }
+    }
+
+    /** @return the settings, the URI's password masked */
+    @Override
+    public String toString() {
+        String text = super.toString();
+        String uri = uri();
+        String masked = RedisEndpoint.mask(uri);
+        return masked.equals(uri) ? text : text.replace(uri, masked);
+    }
+
+    /** How much of Redis's TLS certificate is checked. */
+    public enum TlsVerify {
+        /** Trusted, and naming the host connected to. */
+        FULL,
+        /** Trusted only. */
+        CA
     }
 
     /** @return the table of {@link #OPTIONS} for {@code docs/cluster.md} */
@@ -166,6 +257,26 @@ public final class RedisBackplaneConfig extends TypedConfig {
     /** @return {@link #URI} */
     public String uri() {
         return get(URI);
+    }
+
+    /** @return {@link #USERNAME} */
+    public String username() {
+        return get(USERNAME);
+    }
+
+    /** @return {@link #PASSWORD_FILE} */
+    public String passwordFile() {
+        return get(PASSWORD_FILE);
+    }
+
+    /** @return {@link #TLS_CA_FILE} */
+    public String tlsCaFile() {
+        return get(TLS_CA_FILE);
+    }
+
+    /** @return {@link #TLS_VERIFY} */
+    public TlsVerify tlsVerify() {
+        return get(TLS_VERIFY);
     }
 
     /** @return {@link #KEY_PREFIX} */
@@ -253,6 +364,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(SESSION_STORE);
     }
 
+    /** @return {@link #SESSION_KEY_FILE} */
+    public String sessionKeyFile() {
+        return get(SESSION_KEY_FILE);
+    }
+
     /** @return {@link #SESSION_WRITE_DELAY} */
     public Duration sessionWriteDelay() {
         return get(SESSION_WRITE_DELAY);
@@ -274,7 +390,26 @@ public final class RedisBackplaneConfig extends TypedConfig {
          * @return this builder
          */
         public Builder uri(String uri) {
+            checkUri(uri);
             return set(URI, uri);
+        }
+
+        /**
+         * @param username {@link #USERNAME}, empty for the default user
+         * @param passwordFile {@link #PASSWORD_FILE}, empty for none
+         * @return this builder
+         */
+        public Builder credentials(String username, String passwordFile) {
+            return set(USERNAME, username).set(PASSWORD_FILE, passwordFile);
+        }
+
+        /**
+         * @param caFile {@link #TLS_CA_FILE}, empty for the JVM's trust store
+         * @param verify {@link #TLS_VERIFY}
+         * @return this builder
+         */
+        public Builder tls(String caFile, TlsVerify verify) {
+            return set(TLS_CA_FILE, caFile).set(TLS_VERIFY, verify);
         }
 
         /**
@@ -350,6 +485,14 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder sessionStore(boolean on, Duration writeDelay, Duration refresh) {
             return set(SESSION_STORE, on).set(SESSION_WRITE_DELAY, writeDelay).set(SESSION_REFRESH, refresh);
+        }
+
+        /**
+         * @param keyFile {@link #SESSION_KEY_FILE}, empty for a plain SHA-256
+         * @return this builder
+         */
+        public Builder sessionKeyFile(String keyFile) {
+            return set(SESSION_KEY_FILE, keyFile);
         }
 
         /** @return the configuration */

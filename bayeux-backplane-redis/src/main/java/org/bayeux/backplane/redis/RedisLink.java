@@ -1,16 +1,16 @@
 package org.bayeux.backplane.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -20,9 +20,12 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The backplane's way to Redis, one Redis server ({@code redis://}) or a Redis Cluster ({@code redis-cluster://h:p,…}):
+ * The backplane's way to Redis, one Redis server ({@code redis://}) or a Redis Cluster ({@code redis-cluster://h:p,…}),
+ * with the credentials and TLS of its {@link RedisEndpoint}:
  * both give {@link Connection}s whose commands are Lettuce's {@link RedisClusterAsyncCommands}, the interface a plain
  * connection and a cluster connection share, so that the publish, recovery and presence code is one and the same for
  * both. On a cluster, Lettuce routes each command by the slot of its first key, follows {@code MOVED} and {@code ASK},
@@ -30,13 +33,17 @@ import io.lettuce.core.resource.Delay;
  */
 final class RedisLink {
     /** The scheme of a Redis Cluster URI: {@code redis-cluster://host:port,host:port,…}. */
-    static final String CLUSTER_SCHEME = "redis-cluster://";
+    static final String CLUSTER_SCHEME = RedisEndpoint.CLUSTER_SCHEME;
     /** How often a cluster link re-reads the slot map even without a redirect. */
     static final Duration PERIODIC_REFRESH = Duration.ofSeconds(30);
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisLink.class);
 
     private final ClientResources resources;
     private final AbstractRedisClient client;
     private final String description;
+    /** Connection attempts refused for their credentials since the last that succeeded. */
+    private final AtomicLong refusals = new AtomicLong();
 
     private RedisLink(ClientResources resources, AbstractRedisClient client, String description) {
         this.resources = resources;
@@ -45,23 +52,26 @@ final class RedisLink {
     }
 
     /**
-     * @param config the backplane's settings; its URI valid ({@link #isValidUri})
+     * @param config the backplane's settings; its URI valid ({@link RedisEndpoint#isValidUri})
      * @param maxBackoff the longest wait between two reconnect attempts
      * @return a link, not connected yet
+     * @throws org.bayeux.server.config.InvalidConfigurationException if the settings do not resolve
+     *         ({@link RedisEndpoint#resolve}: the password file is unsafe or unreadable, say)
      */
     static RedisLink create(RedisBackplaneConfig config, Duration maxBackoff) {
+        RedisEndpoint endpoint = RedisEndpoint.resolve(config);
         ClientResources resources = ClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), maxBackoff, 2, TimeUnit.MILLISECONDS))
                 .build();
         SocketOptions socket = SocketOptions.builder().connectTimeout(config.operationTimeout()).build();
-        if (isCluster(config.uri())) {
-            List<RedisURI> seeds = clusterSeeds(config.uri());
-            RedisClusterClient cluster = RedisClusterClient.create(resources, seeds);
+        SslOptions ssl = sslOptions(endpoint);
+        if (endpoint.cluster()) {
+            RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.seeds());
             // Commands are accepted while a node connection is (re)connecting: the cluster connection opens its
             // connection to each master lazily, at the first command for one of its slots, and rejecting would fail
             // that command although the master is up. A publish still fails within the operation timeout, and is
             // cancelled then, so that it is not sent later (RedisBackplane.publish).
-            cluster.setOptions(ClusterClientOptions.builder().autoReconnect(true)
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder().autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                     .requestQueueSize(requestQueueSize(config))
                     .socketOptions(socket)
@@ -70,23 +80,31 @@ final class RedisLink {
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers()
                             .enablePeriodicRefresh(PERIODIC_REFRESH)
-                            .build())
-                    .build());
-            StringBuilder hosts = new StringBuilder("Redis Cluster ");
-            for (RedisURI seed : seeds) {
-                hosts.append(hosts.length() > "Redis Cluster ".length() ? "," : "").append(seed.getHost()).append(':')
-                        .append(seed.getPort());
+                            .build());
+            if (ssl != null) {
+                options.sslOptions(ssl);
             }
-            return new RedisLink(resources, cluster, hosts.toString());
+            cluster.setOptions(options.build());
+            return new RedisLink(resources, cluster, endpoint.description());
         }
-        RedisURI uri = RedisURI.create(config.uri());
-        RedisClient single = RedisClient.create(resources, uri);
-        single.setOptions(ClientOptions.builder().autoReconnect(true)
+        RedisClient single = RedisClient.create(resources, endpoint.seeds().get(0));
+        ClientOptions.Builder options = ClientOptions.builder().autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(requestQueueSize(config))
-                .socketOptions(socket)
-                .build());
-        return new RedisLink(resources, single, "Redis " + uri.getHost() + ":" + uri.getPort());
+                .socketOptions(socket);
+        if (ssl != null) {
+            options.sslOptions(ssl);
+        }
+        single.setOptions(options.build());
+        return new RedisLink(resources, single, endpoint.description());
+    }
+
+    /** @return the TLS settings when the endpoint trusts its own certificates, else null (the JVM's trust store) */
+    private static SslOptions sslOptions(RedisEndpoint endpoint) {
+        if (!endpoint.tls() || endpoint.trustedCertificates() == null) {
+            return null;
+        }
+        return SslOptions.builder().jdkSslProvider().trustManager(endpoint.trustedCertificates()).build();
     }
 
     /**
@@ -100,25 +118,7 @@ final class RedisLink {
 
     /** @return whether the URI names a Redis Cluster */
     static boolean isCluster(String uri) {
-        return uri.toLowerCase(Locale.ROOT).startsWith(CLUSTER_SCHEME);
-    }
-
-    /**
-     * @param uri {@code redis://…}, {@code rediss://…} or {@code redis-cluster://host:port,host:port,…}
-     * @return whether the backplane can use it
-     */
-    static boolean isValidUri(String uri) {
-        String lower = uri.toLowerCase(Locale.ROOT);
-        if (isCluster(lower)) {
-            try {
-                clusterSeeds(uri);
-                return true;
-            } catch (IllegalArgumentException bad) {
-                return false;
-            }
-        }
-        return (lower.startsWith("redis://") && lower.length() > "redis://".length())
-                || (lower.startsWith("rediss://") && lower.length() > "rediss://".length());
+        return RedisEndpoint.isCluster(uri);
     }
 
     /**
@@ -127,28 +127,7 @@ final class RedisLink {
      * @throws IllegalArgumentException naming the first part that is not {@code host:port}
      */
     static List<RedisURI> clusterSeeds(String uri) {
-        String list = uri.substring(CLUSTER_SCHEME.length());
-        if (list.isEmpty()) {
-            throw new IllegalArgumentException("no host:port after " + CLUSTER_SCHEME);
-        }
-        List<RedisURI> seeds = new ArrayList<>();
-        for (String part : list.split(",", -1)) {
-            int colon = part.lastIndexOf(':');
-            if (colon <= 0 || colon == part.length() - 1 || part.contains("/") || part.contains("@")) {
-                throw new IllegalArgumentException("'" + part + "' is not host:port");
-            }
-            int port;
-            try {
-                port = Integer.parseInt(part.substring(colon + 1));
-            } catch (NumberFormatException notANumber) {
-                throw new IllegalArgumentException("'" + part + "' is not host:port");
-            }
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("'" + part + "': port out of 1..65535");
-            }
-            seeds.add(RedisURI.create(part.substring(0, colon), port));
-        }
-        return seeds;
+        return RedisEndpoint.clusterSeeds(uri);
     }
 
     /** @return whether this link is to a Redis Cluster */
@@ -167,13 +146,67 @@ final class RedisLink {
      * @return a new connection, reconnecting by itself
      */
     Connection connect() {
-        if (client instanceof RedisClusterClient) {
-            StatefulRedisClusterConnection<String, byte[]> connection =
-                    ((RedisClusterClient) client).connect(RedisBackplane.codec());
-            return new Connection(connection, connection.async(), connection.sync());
+        try {
+            Connection connected;
+            if (client instanceof RedisClusterClient) {
+                StatefulRedisClusterConnection<String, byte[]> connection =
+                        ((RedisClusterClient) client).connect(RedisBackplane.codec());
+                connected = new Connection(connection, connection.async(), connection.sync());
+            } else {
+                StatefulRedisConnection<String, byte[]> connection =
+                        ((RedisClient) client).connect(RedisBackplane.codec());
+                connected = new Connection(connection, connection.async(), connection.sync());
+            }
+            refusals.set(0);
+            return connected;
+        } catch (RuntimeException failed) {
+            String refusal = credentialsRefusal(failed);
+            if (refusal != null) {
+                // Retrying will not help until an operator acts: said at ERROR, once per run of refusals, as the
+                // connection is retried with backoff by every reader, the publisher and the session store.
+                if (refusals.getAndIncrement() == 0) {
+                    LOG.error("{} refused the backplane's credentials ({}): check redisUsername and "
+                            + "redisPasswordFile (or the URI's USER:PASSWORD@) against Redis's requirepass or ACL "
+                            + "user; retrying", description, refusal);
+                }
+                throw new CredentialsRefusedException(description + " refused the backplane's credentials: "
+                        + refusal, failed);
+            }
+            throw failed;
         }
-        StatefulRedisConnection<String, byte[]> connection = ((RedisClient) client).connect(RedisBackplane.codec());
-        return new Connection(connection, connection.async(), connection.sync());
+    }
+
+    /**
+     * @param failure why a connection failed
+     * @return Redis's answer if it refused the credentials ({@code WRONGPASS}, {@code NOAUTH}, {@code NOPERM}), the
+     *         first words only, else null
+     */
+    static String credentialsRefusal(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = cause.getMessage();
+            if (message != null) {
+                for (String code : new String[] {"WRONGPASS", "NOAUTH", "NOPERM"}) {
+                    int at = message.indexOf(code);
+                    if (at >= 0) {
+                        String answer = message.substring(at);
+                        return answer.length() > 120 ? answer.substring(0, 120) : answer;
+                    }
+                }
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    /** Redis answered the backplane's {@code AUTH} (or {@code HELLO}) with a refusal. */
+    static final class CredentialsRefusedException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        CredentialsRefusedException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** Closes every connection of this link and its threads. */

@@ -28,9 +28,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link SessionStore} that writes each session's durable state to Redis, where any node can {@link #find} it: one
- * hash per session, {@code <keyPrefix>:session:{<sessionId>}} (the id as hash tag: one key per command, any Redis
+ * hash per session, {@code <keyPrefix>:session:{<digest>}} (the digest as hash tag: one key per command, any Redis
  * Cluster slot), holding its subscriptions, its per-channel {@link SessionState#positions() positions}, its
  * acknowledged batch, its delivery count, its {@code maxInterval}, the node that wrote it and when.
+ *
+ * <p><b>No clientId in Redis.</b> A session is found by its id, never listed, so a digest of the id serves as well as
+ * the id: the key holds {@link SessionDigest#of} the id (an HMAC-SHA256 keyed with
+ * {@link RedisBackplaneConfig#SESSION_KEY_FILE}, the same on every node, or a plain SHA-256 without it), and the hash
+ * holds no id. Whoever reads Redis (a stolen backup, a compromised replica) learns no clientId from it, which in the
+ * cookie-less binding would be enough to carry the session.</p>
  *
  * <p><b>Never on the engine's threads.</b> The engine's calls ({@link #created}, {@link #changed}, {@link #removed})
  * only note the session in a map, one entry per session however often it changes. One thread of this store writes
@@ -78,6 +84,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     private final RedisBackplaneConfig config;
     private final String nodeId;
     private final String prefix;
+    private final SessionDigest digest;
     /** Sessions of this node that live: their keys are renewed. */
     private final ConcurrentHashMap<String, SessionState> live = new ConcurrentHashMap<>();
     /** Sessions of this node whose state changed since it was last written. */
@@ -100,18 +107,21 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
      * @param config where Redis is ({@link RedisBackplaneConfig#URI}), the key prefix, the operation timeout, and
      *               {@link RedisBackplaneConfig#SESSION_WRITE_DELAY} and {@link RedisBackplaneConfig#SESSION_REFRESH}
      * @param nodeId this node's name in the hashes it writes
+     * @throws org.bayeux.server.config.InvalidConfigurationException if {@link RedisBackplaneConfig#SESSION_KEY_FILE}
+     *         is unsafe, unreadable or too short
      */
     public RedisSessionStore(RedisBackplaneConfig config, String nodeId) {
         this.config = Objects.requireNonNull(config, "config");
         this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
         this.prefix = config.keyPrefix() + ":session:";
+        this.digest = SessionDigest.from(config);
         // Each round's commands wait in Lettuce's bounded queue together: keep them well within it.
         this.chunk = Math.max(1, Math.min(1000, config.maxPendingPublishes()));
     }
 
-    /** @return the key of a session's hash: {@code <keyPrefix>:session:{<sessionId>}} */
+    /** @return the key of a session's hash: {@code <keyPrefix>:session:{<digest of the sessionId>}} */
     public String key(String sessionId) {
-        return prefix + "{" + sessionId + "}";
+        return prefix + "{" + digest.of(sessionId) + "}";
     }
 
     /** Starts the writer thread, which connects to Redis (and keeps trying while it cannot). */

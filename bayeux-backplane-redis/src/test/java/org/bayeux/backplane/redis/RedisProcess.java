@@ -34,11 +34,15 @@ public final class RedisProcess implements AutoCloseable {
 
     private final Path directory;
     private final int port;
+    private final List<String> extraArguments;
+    private final String auth;
     private Process process;
 
-    private RedisProcess(Path directory, int port) {
+    private RedisProcess(Path directory, int port, List<String> extraArguments, String auth) {
         this.directory = directory;
         this.port = port;
+        this.extraArguments = List.copyOf(extraArguments);
+        this.auth = auth;
     }
 
     /**
@@ -49,6 +53,20 @@ public final class RedisProcess implements AutoCloseable {
      * @throws IOException if the temporary directory cannot be made or the process not started
      */
     public static RedisProcess start() throws IOException {
+        return start(List.of(), null);
+    }
+
+    /**
+     * Starts a server with more command-line settings, such as {@code --requirepass} or {@code --tls-port}, and
+     * waits until it answers {@code PING} on its plain port.
+     *
+     * @param extraArguments appended to the command line, in pairs ({@code --name value})
+     * @param auth the arguments of an {@code AUTH} the readiness {@code PING} needs ({@code "PASSWORD"} or
+     *             {@code "USER PASSWORD"}, words without spaces), or null
+     * @return the running server
+     * @throws IOException if the temporary directory cannot be made or the process not started
+     */
+    public static RedisProcess start(List<String> extraArguments, String auth) throws IOException {
         String binary = binary();
         if (binary == null) {
             String message = "redis-server not found: install the Debian package '" + PACKAGE + "'";
@@ -57,7 +75,8 @@ public final class RedisProcess implements AutoCloseable {
             }
             Assumptions.abort(message);
         }
-        RedisProcess redis = new RedisProcess(Files.createTempDirectory("bayeux-redis-"), freePort());
+        RedisProcess redis = new RedisProcess(Files.createTempDirectory("bayeux-redis-"), freePort(),
+                extraArguments, auth);
         redis.launch();
         return redis;
     }
@@ -71,16 +90,19 @@ public final class RedisProcess implements AutoCloseable {
         return null;
     }
 
-    private static int freePort() throws IOException {
+    /** @return a port free on 127.0.0.1 now, for a second listener such as {@code --tls-port} */
+    public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
     }
 
     private void launch() throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(binary(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--dir", directory.toString(), "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-                "--daemonize", "no", "--logfile", "");
+        List<String> command = new java.util.ArrayList<>(List.of(binary(), "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--dir", directory.toString(), "--appendonly", "yes", "--appendfsync", "always", "--save",
+                "", "--daemonize", "no", "--logfile", ""));
+        command.addAll(extraArguments);
+        ProcessBuilder builder = new ProcessBuilder(command);
         builder.redirectErrorStream(true);
         builder.redirectOutput(directory.resolve("redis.log").toFile());
         process = builder.start();
@@ -107,9 +129,25 @@ public final class RedisProcess implements AutoCloseable {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
             socket.setSoTimeout(1000);
             OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            if (auth != null) {
+                out.write(("AUTH " + auth + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                byte[] ok = new byte[5];
+                int got = 0;
+                while (got < ok.length) {
+                    int n = in.read(ok, got, ok.length - got);
+                    if (n < 0) {
+                        return false;
+                    }
+                    got += n;
+                }
+                if (!"+OK\r\n".equals(new String(ok, StandardCharsets.US_ASCII))) {
+                    return false;
+                }
+            }
             out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            InputStream in = socket.getInputStream();
             byte[] answer = new byte[7];
             int read = 0;
             while (read < answer.length) {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.bayeux.backplane.redis.BackplaneFixture.WAIT;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +29,7 @@ import org.bayeux.server.cluster.SessionState;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -143,10 +147,11 @@ class RedisSessionStoreTest {
                             .isEqualTo(Set.of("/other")));
             assertThat(onB.find(subscriber.getId()).positions()).isEmpty();
 
-            // Disconnected: its key is deleted.
+            // Disconnected: its key is deleted (the client forgets its id as it disconnects).
+            String id = subscriber.getId();
             subscriber.disconnect(Duration.ofSeconds(5));
             await("a removed session's key is deleted").atMost(WAIT).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
-                    .until(() -> onB.find(subscriber.getId()) == null);
+                    .until(() -> onB.find(id) == null);
             fixture.redis().flushAll();
         }
     }
@@ -184,7 +189,7 @@ class RedisSessionStoreTest {
         BayeuxClient subscriber = client(a.url(), ClientTransport.WEBSOCKET, false);
         subscribe(subscriber, CHANNEL);
         String key = reader.key(subscriber.getId());
-        assertThat(key).isEqualTo("bayeux:session:{" + subscriber.getId() + "}");
+        assertThat(key).matches("bayeux:session:\\{[A-Za-z0-9_-]{22}}").doesNotContain(subscriber.getId());
         await("written").atMost(WAIT).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                 .until(() -> reader.find(subscriber.getId()) != null);
         long left;
@@ -247,6 +252,36 @@ class RedisSessionStoreTest {
         await("the store catches up with the latest state").atMost(WAIT).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                 .untilAsserted(() -> assertThat(reader.find(subscriber.getId()).positions())
                         .isEqualTo(Map.of(CHANNEL, last)));
+    }
+
+    /**
+     * Redis trusted less: what it holds of a session names no clientId (a clientId alone carries a cookie-less
+     * session), in its key or its fields; the store still finds the session by its id, and with a key file (the
+     * same on every node) the digest is keyed, so that it cannot be computed from a known clientId without the key.
+     */
+    @Test
+    void redisHoldsNoClientIdOfAStoredSession(@TempDir Path directory) throws Exception {
+        Path keyFile = directory.resolve("session-key");
+        Files.writeString(keyFile, "k".repeat(SessionDigest.MIN_KEY_BYTES));
+        Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
+        BackplaneFixture.Node a = node(storing(fixture.redis().uri()).sessionKeyFile(keyFile.toString()).build(),
+                Duration.ofSeconds(10));
+        BayeuxClient subscriber = client(a.url(), ClientTransport.WEBSOCKET, false);
+        subscribe(subscriber, CHANNEL);
+        String id = subscriber.getId();
+        RedisSessionStore store = a.backplane().sessionStore();
+        await("written").atMost(WAIT).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                .until(() -> store.find(id) != null);
+        assertThat(store.find(id).subscriptions()).contains(CHANNEL);
+        RedisSessionStore unkeyed = new RedisSessionStore(storing(fixture.redis().uri()).build(), "other");
+        assertThat(store.key(id)).isNotEqualTo(unkeyed.key(id));
+        try (Redis redis = new Redis(fixture.redis().uri())) {
+            List<String> keys = redis.connection.sync().keys("bayeux:session:*");
+            assertThat(keys).containsExactly(store.key(id));
+            Map<String, String> fields = redis.connection.sync().hgetall(keys.get(0));
+            assertThat(fields).isNotEmpty();
+            fields.forEach((field, value) -> assertThat(field + "=" + value).doesNotContain(id));
+        }
     }
 
     /** A plain connection to the test's Redis, to look at keys. */

@@ -58,6 +58,8 @@ public final class RecoveryExtension implements ClientSession.Extension {
     private static final String FAILURE_FIELD = "failure";
     /** How many messages of one channel are held back at most while a gap is recovered (the server recovers 1,000). */
     public static final int DEFAULT_MAX_HELD = 1000;
+    /** How many channels' positions are kept at most, unless told otherwise. */
+    public static final int DEFAULT_MAX_CHANNELS = 1000;
 
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryExtension.class);
 
@@ -129,8 +131,13 @@ public final class RecoveryExtension implements ClientSession.Extension {
     private final Host host;
     private final Duration timeout;
     private final int maxHeld;
-    /** Guarded by {@code this}. */
-    private final Map<String, Track> tracks = new HashMap<>();
+    private final int maxChannels;
+    /**
+     * Per channel, least recently used first (access order): bounded by {@code maxChannels}, as a wildcard
+     * subscription may receive ever new channels. Guarded by {@code this}.
+     */
+    private final LinkedHashMap<String, Track> tracks = new LinkedHashMap<>(16, 0.75f, true);
+    private final AtomicLong tracksEvicted = new AtomicLong();
     /** Guarded by {@code this}. */
     private final Map<String, Boolean> outcomes = new HashMap<>();
     private final AtomicLong gapsDetected = new AtomicLong();
@@ -141,7 +148,18 @@ public final class RecoveryExtension implements ClientSession.Extension {
 
     /** Creates the extension without gap recovery (it keeps and sends positions only). */
     public RecoveryExtension() {
-        this(null, Duration.ofSeconds(20), DEFAULT_MAX_HELD);
+        this(null, Duration.ofSeconds(20), DEFAULT_MAX_HELD, DEFAULT_MAX_CHANNELS);
+    }
+
+    /**
+     * Creates the extension with gap recovery, keeping at most {@link #DEFAULT_MAX_CHANNELS} channels' positions.
+     *
+     * @param host what holds messages back, lets them through, and subscribes again; null for none
+     * @param timeout the longest a gap is held open; above 0
+     * @param maxHeld the most messages of one channel held back; at least 1
+     */
+    public RecoveryExtension(Host host, Duration timeout, int maxHeld) {
+        this(host, timeout, maxHeld, DEFAULT_MAX_CHANNELS);
     }
 
     /**
@@ -150,8 +168,14 @@ public final class RecoveryExtension implements ClientSession.Extension {
      * @param host what holds messages back, lets them through, and subscribes again; null for none
      * @param timeout the longest a gap is held open; above 0
      * @param maxHeld the most messages of one channel held back; at least 1
+     * @param maxChannels the most channels whose position is kept, those received through a wildcard included; past
+     *                    it the least recently used one's is forgotten (a gap it was recovering is given up); at
+     *                    least 1
      */
-    public RecoveryExtension(Host host, Duration timeout, int maxHeld) {
+    public RecoveryExtension(Host host, Duration timeout, int maxHeld, int maxChannels) {
+        if (maxChannels < 1) {
+            throw new IllegalArgumentException("maxChannels must be at least 1, not " + maxChannels);
+        }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("The recovery timeout must be above 0, not " + timeout);
         }
@@ -161,6 +185,51 @@ public final class RecoveryExtension implements ClientSession.Extension {
         this.host = host;
         this.timeout = timeout;
         this.maxHeld = maxHeld;
+        this.maxChannels = maxChannels;
+    }
+
+    /** @return how many channels' positions are kept now (at most {@code maxChannels}) */
+    public synchronized int channels() {
+        return tracks.size();
+    }
+
+    /** @return how many channels' positions were forgotten to stay within {@code maxChannels} */
+    public long channelsForgotten() {
+        return tracksEvicted.get();
+    }
+
+    /**
+     * @param channel a channel
+     * @param release where the held messages of an evicted channel's recovery go, to be let through
+     * @return the channel's track, made (and the least recently used one forgotten past the bound) if new
+     */
+    private Track track(String channel, List<Message.Mutable> release) {
+        Track track = tracks.get(channel);
+        if (track != null) {
+            return track;
+        }
+        track = new Track();
+        tracks.put(channel, track);
+        var eldest = tracks.entrySet().iterator();
+        while (tracks.size() > maxChannels && eldest.hasNext()) {
+            Map.Entry<String, Track> entry = eldest.next();
+            if (entry.getValue() == track) {
+                continue;
+            }
+            eldest.remove();
+            Track evicted = entry.getValue();
+            tracksEvicted.incrementAndGet();
+            outcomes.remove(entry.getKey());
+            if (evicted.recovering || !evicted.held.isEmpty()) {
+                release.addAll(giveUp(entry.getKey(), evicted, "its channel's position was forgotten (more than "
+                        + maxChannels + " channels)"));
+            }
+            if (evicted.cancel != null) {
+                evicted.cancel.run();
+                evicted.cancel = null;
+            }
+        }
+        return track;
     }
 
     /** @return true if the last handshake reply offered recovery */
@@ -216,8 +285,9 @@ public final class RecoveryExtension implements ClientSession.Extension {
         }
         if (Message.META_SUBSCRIBE.equals(channel) && offered && isPlain((String) subscription)) {
             Map<String, Object> recovery = new LinkedHashMap<>();
+            List<Message.Mutable> release = new ArrayList<>();
             synchronized (this) {
-                Track track = tracks.computeIfAbsent((String) subscription, name -> new Track());
+                Track track = track((String) subscription, release);
                 track.plain = true;
                 if (track.recovering) {
                     // This subscribe (ours, or a resubscribe after a re-handshake) carries the position the held
@@ -232,6 +302,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
                 }
             }
             message.getExt(true).put(RECOVERY_FIELD, recovery);
+            release(release);
         } else if (Message.META_UNSUBSCRIBE.equals(channel)) {
             synchronized (this) {
                 Track track = tracks.remove(subscription);
@@ -308,15 +379,15 @@ public final class RecoveryExtension implements ClientSession.Extension {
         }
         Object recovered = outcome.get(RECOVERED_FIELD);
         Position current = positionOf(outcome);
+        List<Message.Mutable> release = new ArrayList<>();
         if (track == null) {
-            track = tracks.computeIfAbsent(subscription, name -> new Track());
+            track = track(subscription, release);
         }
         if (!(id != null && id.equals(track.ignored)) && recovered instanceof Boolean) {
             outcomes.put(subscription, (Boolean) recovered);
         }
-        List<Message.Mutable> release = List.of();
         if (ours && !(Boolean.TRUE.equals(recovered) && current != null && current.epoch().equals(track.epoch))) {
-            release = giveUp(subscription, track, "the server could not recover it");
+            release.addAll(giveUp(subscription, track, "the server could not recover it"));
         } else if (ours) {
             // Everything after our position comes now, then live ones: the held ones are let through as the
             // missing ones arrive. A fresh timeout covers the recovered messages being lost in turn.
@@ -345,15 +416,15 @@ public final class RecoveryExtension implements ClientSession.Extension {
         if (received == null || channel == null) {
             return true;
         }
-        List<Message.Mutable> release = List.of();
+        List<Message.Mutable> release = new ArrayList<>();
         boolean pass;
         boolean startRecovery = false;
         synchronized (this) {
-            Track track = tracks.computeIfAbsent(channel, name -> new Track());
+            Track track = track(channel, release);
             if (track.epoch == null || !track.epoch.equals(received.epoch())) {
                 // A new epoch (or the first position): what is held of the old one goes first, in order.
                 if (track.recovering) {
-                    release = giveUp(channel, track, "its epoch changed");
+                    release.addAll(giveUp(channel, track, "its epoch changed"));
                 }
                 track.epoch = received.epoch();
                 track.last = received.offset();
@@ -374,10 +445,10 @@ public final class RecoveryExtension implements ClientSession.Extension {
                 } else if (offset == track.last + 1 || track.held.isEmpty() && offset <= track.accepted + 1) {
                     track.last = offset;
                     pass = true;
-                    release = releaseFollowing(channel, track);
+                    release.addAll(releaseFollowing(channel, track));
                 } else if (track.held.size() >= maxHeld) {
                     track.held.put(offset, message);
-                    release = giveUp(channel, track, "more than " + maxHeld + " messages held");
+                    release.addAll(giveUp(channel, track, "more than " + maxHeld + " messages held"));
                     pass = false;
                 } else {
                     track.held.put(offset, message);

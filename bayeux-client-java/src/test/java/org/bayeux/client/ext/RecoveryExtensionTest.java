@@ -1,6 +1,7 @@
 package org.bayeux.client.ext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
@@ -72,6 +73,23 @@ class RecoveryExtensionTest {
 
         recovery.sendMeta(null, message(Message.META_UNSUBSCRIBE, Map.of("subscription", "/a")));
         assertThat(recovery.position("/a")).isEmpty();
+    }
+
+    @Test
+    void theBoundOnChannelsIsATypedOptionOfTheClient() {
+        assertThat(BayeuxClientConfig.builder("http://127.0.0.1:1/bayeux").build().recoveryMaxChannels())
+                .isEqualTo(RecoveryExtension.DEFAULT_MAX_CHANNELS);
+        assertThatThrownBy(() -> BayeuxClientConfig.builder("http://127.0.0.1:1/bayeux").recoveryMaxChannels(0))
+                .hasMessageContaining("recoveryMaxChannels").hasMessageContaining("0");
+        try (BayeuxClient client = new BayeuxClient(BayeuxClientConfig.builder("http://127.0.0.1:1/bayeux")
+                .recoveryMaxChannels(2).build())) {
+            RecoveryExtension recovery = client.getRecovery().orElseThrow();
+            for (int i = 0; i < 10; i++) {
+                recovery.rcv(null, message("/w/" + i, Map.of("ext", Map.of("position",
+                        Map.of("offset", 1, "epoch", "e1")))));
+            }
+            assertThat(recovery.channels()).isEqualTo(2);
+        }
     }
 
     @Test

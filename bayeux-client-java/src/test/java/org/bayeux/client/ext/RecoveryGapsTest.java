@@ -248,4 +248,56 @@ class RecoveryGapsTest {
         assertThat(recovery.position("/b")).contains(new RecoveryExtension.Position(3, "e1"));
         assertThat(subscribes).isEmpty();
     }
+
+    /**
+     * The finding: a wildcard subscription over ever new channels made the extension keep one position per channel
+     * ever seen. Now it keeps at most maxChannels, forgetting the least recently used; a gap being recovered on a
+     * forgotten channel is given up, its held messages let through in order, none lost or repeated.
+     */
+    @Test
+    void theChannelsKeptAreBoundedAndTheLeastRecentlyUsedIsForgotten() {
+        RecoveryExtension recovery = new RecoveryExtension(host, Duration.ofSeconds(1), 100, 3);
+        recovery.rcvMeta(null, message(Message.META_HANDSHAKE, Map.of("successful", true,
+                "ext", Map.of("recovery", true))));
+        MapMessage first = subscribe(recovery);
+        recovery.rcvMeta(null, message(Message.META_SUBSCRIBE, Map.of("successful", true, "subscription", "/a",
+                "id", first.getId(), "ext", Map.of("recovery", Map.of("offset", 0, "epoch", "e1")))));
+        receive(recovery, 1);
+        // A gap on /a: 3 is held while 2 is recovered.
+        receive(recovery, 3);
+        assertThat(data()).containsExactly(1L);
+        assertThat(subscribes).containsExactly("/a");
+
+        // Messages of 5,000 channels through a wildcard: the positions kept stay at 3, and every message reaches the
+        // application once (the one whose channel made /a's forgotten comes right after /a's held one).
+        for (int i = 0; i < 5000; i++) {
+            MapMessage other = message("/w/" + i, Map.of("data", i, "ext",
+                    Map.of("position", Map.of("offset", 1, "epoch", "e1"))));
+            receiving = true;
+            if (recovery.rcv(null, other)) {
+                delivered.add(other);
+            }
+            receiving = false;
+            flush();
+            assertThat(recovery.channels()).isLessThanOrEqualTo(3);
+        }
+        assertThat(recovery.channels()).isEqualTo(3);
+        assertThat(recovery.channelsForgotten()).isEqualTo(5000 - 2);
+        assertThat(recovery.position("/w/4999")).contains(new RecoveryExtension.Position(1, "e1"));
+        assertThat(recovery.position("/w/0")).isEmpty();
+        assertThat(delivered.stream().filter(m -> m.getChannel().startsWith("/w/")).map(Message::getData))
+                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 5000).boxed().toList());
+        // /a was the least recently used first: its recovery given up, the held 3 let through, once, in order.
+        assertThat(recovery.position("/a")).isEmpty();
+        assertThat(delivered.stream().filter(m -> m.getChannel().equals("/a")).map(Message::getData))
+                .containsExactly(1L, 3L);
+        assertThat(recovery.gapsLost()).isEqualTo(1);
+        assertThat(timers).isEmpty();
+
+        // The most recently used is kept: a channel read again stays while new ones come.
+        recovery.rcv(null, message("/w/4998", Map.of("ext", Map.of("position", Map.of("offset", 2, "epoch", "e1")))));
+        recovery.rcv(null, message("/w/new", Map.of("ext", Map.of("position", Map.of("offset", 1, "epoch", "e1")))));
+        assertThat(recovery.position("/w/4998")).contains(new RecoveryExtension.Position(2, "e1"));
+        assertThat(recovery.position("/w/4997")).isEmpty();
+    }
 }

@@ -91,6 +91,7 @@ final class ConfigSources {
         Map<String, String> byEnvName = new LinkedHashMap<>();
         keys().keySet().forEach(key -> byEnvName.put(envName(key), key));
         byEnvName.put(envName("oort.secret"), "oort.secret"); // refused with the reason, not as unknown
+        byEnvName.put(envName("redisPassword"), "redisPassword"); // likewise
         List<String> names = new ArrayList<>(env.keySet());
         names.sort(null); // one order whatever the map's, so that the first error is always the same
         for (String name : names) {

@@ -62,9 +62,14 @@ final class ServerCommandLine {
 
     @Option(names = "--backplane", paramLabel = "URI",
             description = "Join the other nodes that name the same Redis (redis://HOST:PORT, or a Redis Cluster: "
-                    + "redis-cluster://HOST:PORT,HOST:PORT,...): publishes are stored "
-                    + "there and delivered on every node; its options (docs/cluster.md) go with --set.")
+                    + "redis-cluster://HOST:PORT,HOST:PORT,...; rediss:// and rediss-cluster:// for TLS): publishes "
+                    + "are stored there and delivered on every node; its options (docs/cluster.md) go with --set.")
     String backplane;
+
+    @Option(names = "--backplane-password-file", paramLabel = "FILE",
+            description = "The Redis password, in a file only its owner may read (redisPasswordFile; the ACL user, "
+                    + "if any, with --set redisUsername=USER).")
+    String backplanePasswordFile;
 
     @Option(names = "--oort-url", paramLabel = "URL",
             description = "Join an Oort cluster as this node, reached by the other nodes at URL "

@@ -100,6 +100,7 @@ public final class StandaloneOptions {
         merged.forEach((key, setting) -> addSetting(key, setting, engineSettings, transportSettings,
                 backplaneSettings, oortSettings, shutdownSettings, operationsSettings));
         // The flags are the --set keys' short forms; given both, the flag wins.
+        putIfGiven(backplaneSettings, RedisBackplaneConfig.PASSWORD_FILE.key(), line.backplanePasswordFile);
         putIfGiven(oortSettings, OortSettings.URL.key(), line.oortUrl);
         putIfGiven(oortSettings, OortSettings.SEEDS.key(), line.oortSeeds == null ? null
                 : String.join(",", line.oortSeeds));
@@ -242,11 +243,14 @@ public final class StandaloneOptions {
             config = RedisBackplaneConfig.fromMap(all);
         } catch (InvalidConfigurationException bad) {
             if (RedisBackplaneConfig.URI.key().equals(bad.key())) {
-                throw new IllegalArgumentException("--backplane " + uri + ": expected redis://HOST:PORT or "
-                        + "redis-cluster://HOST:PORT,HOST:PORT,...", bad);
+                // The URI may hold a password: shown masked, here and in the cause's message.
+                throw new IllegalArgumentException("--backplane " + RedisBackplaneConfig.maskedUri(uri)
+                        + ": expected redis://HOST:PORT or redis-cluster://HOST:PORT,HOST:PORT,... (" + bad.getMessage()
+                        + ")");
             }
             throw bad;
         }
+        config.checkCredentials(); // the password file read now, so that a bad one stops the start
         return config;
     }
 
@@ -274,6 +278,10 @@ public final class StandaloneOptions {
             shutdown.put(key, value);
         } else if (isKey(OperationsConfig.OPTIONS, key)) {
             operations.put(key, value);
+        } else if (key.equals("redisPassword")) {
+            // As for oort.secret: never on a command line, in a configuration file or in the environment.
+            throw new IllegalArgumentException(origin + ": give the Redis password in a file, with "
+                    + "--backplane-password-file FILE (redisPasswordFile)");
         } else if (key.equals("oort.secret")) {
             // Never on a command line, where other users of the machine can read it (ps), nor anywhere else
             // but the one file meant for it.

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.backplane.redis.RedisBackplane;
+import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.oort.Oort;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
@@ -266,7 +267,8 @@ public final class StandaloneServer implements AutoCloseable {
     /** The cluster in words for the log, without any password a Redis URI may hold. */
     private static String describeCluster(StandaloneOptions options) {
         if (options.backplaneConfig != null) {
-            return "redis backplane " + options.backplaneConfig.uri().replaceAll("//[^@/]*@", "//");
+            // Masked up to the last @ (a pattern stopping at the first @ or / showed the rest of such a password).
+            return "redis backplane " + RedisBackplaneConfig.maskedUri(options.backplaneConfig.uri());
         }
         if (options.oortSettings != null) {
             return "oort " + options.oortSettings.url();

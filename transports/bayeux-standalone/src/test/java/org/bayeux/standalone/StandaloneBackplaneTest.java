@@ -4,7 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +23,8 @@ import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.transport.ClientTransport;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bin/bayeux server --backplane redis://…}: two standalone servers joined by a redis-server of the test's own. */
 class StandaloneBackplaneTest {
@@ -95,6 +107,68 @@ class StandaloneBackplaneTest {
         }
         assertThat(StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001").backplaneConfig.sessionStore())
                 .as("off by default").isFalse();
+    }
+
+    /**
+     * The finding: a Redis password with a {@code /} in {@code --backplane}'s URI was shown in full in the start's
+     * error. Now it is masked, and the password goes in a file only its owner may read, never in a key.
+     */
+    @Test
+    void theRedisPasswordIsMaskedInErrorsAndTakenFromAnOwnerOnlyFile(@TempDir Path directory) throws Exception {
+        String password = "Hq3z/Wm8t@Lp5v";
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://:" + password + "@127.0.0.1:7001"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--backplane redis://***@127.0.0.1:7001: expected redis://HOST:PORT")
+                .hasMessageContaining("percent-encoded")
+                .satisfies(failure -> assertThat(failure.toString() + failure.getCause()).doesNotContain("Hq3z")
+                        .doesNotContain("Wm8t").doesNotContain("Lp5v"));
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
+                "--set", "redisPassword=" + password)).hasMessageContaining("--backplane-password-file")
+                .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("Hq3z"));
+        assertThatThrownBy(() -> StandaloneOptions.parse(Map.of("BAYEUX_REDIS_PASSWORD", password),
+                "--backplane", "redis://127.0.0.1:7001")).hasMessageContaining("--backplane-password-file");
+
+        Path readable = directory.resolve("readable");
+        Files.writeString(readable, password);
+        Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-r-----"));
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
+                "--backplane-password-file", readable.toString())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redisPasswordFile=" + readable).hasMessageContaining("only its owner");
+
+        Path file = directory.resolve("redis.password");
+        Files.writeString(file, password + "\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        try (RedisProcess redis = RedisProcess.start(List.of("--requirepass", password), password);
+                StandaloneServer a = new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(),
+                        "--backplane-password-file", file.toString(), "--set", "timeout=5s")
+                        .port(0).host("127.0.0.1"))) {
+            assertThat(a.getBackplane().config().passwordFile()).isEqualTo(file.toString());
+            await("the node reads from a Redis that requires the password").atMost(WAIT)
+                    .until(() -> a.getBackplane().isConnected());
+
+            // The password in the URI, percent-encoded: taken, and in no log line (the start line masks it).
+            List<String> lines = new CopyOnWriteArrayList<>();
+            AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
+                @Override
+                protected void append(ILoggingEvent event) {
+                    lines.add(event.getFormattedMessage());
+                }
+            };
+            Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+            appender.start();
+            root.addAppender(appender);
+            try (StandaloneServer b = new StandaloneServer(StandaloneOptions.parse("--backplane",
+                    "redis://:Hq3z%2FWm8t%40Lp5v@127.0.0.1:" + redis.port(), "--set", "timeout=5s")
+                    .port(0).host("127.0.0.1"))) {
+                await("the node reads from Redis with the URI's password").atMost(WAIT)
+                        .until(() -> b.getBackplane().isConnected());
+            } finally {
+                root.detachAppender(appender);
+            }
+            assertThat(lines).anyMatch(line -> line.contains("redis://***@127.0.0.1:" + redis.port()));
+            assertThat(String.join("\n", lines)).doesNotContain("Hq3z").doesNotContain("Wm8t")
+                    .doesNotContain("Lp5v");
+        }
     }
 
     private static StandaloneServer server(RedisProcess redis, String... more) throws Exception {
