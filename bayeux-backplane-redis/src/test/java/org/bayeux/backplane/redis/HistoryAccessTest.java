@@ -1,0 +1,81 @@
+package org.bayeux.backplane.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import org.bayeux.backplane.redis.BackplaneFixture.Node;
+import org.bayeux.server.config.BayeuxServerConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Who may read a channel's history (issue 31, "history is readable by anyone who may subscribe" and "Redis keys grow
+ * from client-chosen names"): a real node on a real redis-server, hand-written clients.
+ */
+class HistoryAccessTest {
+    private static final String CHANNEL = "/chat/room";
+    @RegisterExtension
+    final BackplaneFixture fixture = new BackplaneFixture();
+
+    /**
+     * The finding: a session that subscribes with {@code offset: 0} is given every message the history holds,
+     * published before it existed. By default it now recovers nothing older than its own first subscription.
+     */
+    @Test
+    void aNewSessionCannotReadWhatWasPublishedBeforeIt() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(),
+                BudgetFixtures.backplane(fixture.config().historyRules("/chat/**=100/10m")));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        for (int i = 0; i < 5; i++) {
+            assertThat(publisher.publish(CHANNEL, "secret-" + i, null).get("successful")).isEqualTo(true);
+        }
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            String epoch = redis.commands().hget(redis.keys("*:meta:*" + CHANNEL).get(0), "e");
+            RawBayeux newcomer = new RawBayeux(node.url());
+            String session = newcomer.handshake();
+            Map<String, Object> reply = newcomer.subscribe(CHANNEL, "{\"offset\":0,\"epoch\":\"" + epoch + "\"}");
+
+            assertThat(reply.get("successful")).isEqualTo(true);
+            assertThat(RawBayeux.recoveryOf(reply)).containsEntry("recovered", false).containsEntry("offset", 5L);
+            assertThat(node.engine().getSession(session).getQueueSize()).as("messages queued for the newcomer")
+                    .isZero();
+        }
+    }
+
+    /**
+     * The finding: each position-only subscribe ({@code ext.recovery: {}}) to a channel never published left a key
+     * in Redis for 7 days. Now it creates nothing.
+     */
+    @Test
+    void positionOnlySubscribesToUnpublishedChannelsCreateNoKey() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(),
+                BudgetFixtures.backplane(fixture.config().historyRules("/chat/**=100/10m")));
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            RawBayeux client = new RawBayeux(node.url());
+            client.handshake();
+            for (int i = 0; i < 30; i++) {
+                Map<String, Object> reply = client.subscribe("/chat/never-" + i, "{}");
+                assertThat(reply.get("successful")).isEqualTo(true);
+                assertThat(RawBayeux.recoveryOf(reply)).containsEntry("offset", 0L);
+            }
+            assertThat(redis.keys("*:meta:*")).as("channel positions in Redis").isEmpty();
+            assertThat(redis.keys("*:history:*")).as("histories in Redis").isEmpty();
+        }
+    }
+
+    /** History is off unless historyRules turns it on: a channel no rule names keeps none. */
+    @Test
+    void historyIsOffWhereNoRuleTurnsItOn() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(),
+                BudgetFixtures.backplane(fixture.config().historyRules("/chat/**=100/10m")));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        assertThat(publisher.publish("/news/today", "hello", null).get("successful")).isEqualTo(true);
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            assertThat(redis.keys("*:history:*")).isEmpty();
+            assertThat(redis.keys("*:meta:*")).isEmpty();
+        }
+    }
+}
