@@ -52,6 +52,10 @@ class GapRecoveryTest {
     }
 
     private String start(RedisBackplaneConfig.Builder config, BayeuxServerConfig serverConfig) throws Exception {
+        // History is opt-in: on for /chat/** unless the test names its own rules.
+        if (config.build().historyRules().isBlank()) {
+            config.historyRules("/chat/**");
+        }
         node = fixture.node(serverConfig, new RedisBackplane(config.uri(fixture.redis().uri())
                 .operationTimeout(Duration.ofSeconds(2)).build()));
         engine = node.engine();

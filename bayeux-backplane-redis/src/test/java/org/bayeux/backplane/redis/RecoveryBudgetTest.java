@@ -23,7 +23,7 @@ class RecoveryBudgetTest {
 
     private Node node() throws Exception {
         return fixture.node(BayeuxServerConfig.builder().maxQueueBytes(MAX_QUEUE_BYTES).build(),
-                BudgetFixtures.backplane(fixture.config().historyRules("/big/**=1000/10m")));
+                BudgetFixtures.readingAll(fixture.config().historyRules("/big/**=1000/10m")));
     }
 
     private static String payload(int bytes) {

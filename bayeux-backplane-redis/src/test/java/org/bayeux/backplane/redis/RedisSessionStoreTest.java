@@ -43,7 +43,7 @@ class RedisSessionStoreTest {
     }
 
     private RedisBackplaneConfig.Builder storing(String uri) {
-        return fixture.config().uri(uri).sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1));
+        return fixture.config().uri(uri).historyRules("/chat/**").sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1));
     }
 
     private BackplaneFixture.Node node(RedisBackplaneConfig config, Duration maxInterval) throws Exception {
