@@ -21,6 +21,7 @@ final class RecoveryPermits {
     private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
     /** Guarded by this. */
     private int running;
+    private int mostRunning;
     private long started;
 
     RecoveryPermits(int permits) {
@@ -59,6 +60,7 @@ final class RecoveryPermits {
                 return result;
             }
             running++;
+            mostRunning = Math.max(mostRunning, running);
             started++;
         }
         start.run();
@@ -81,6 +83,11 @@ final class RecoveryPermits {
     /** @return the recoveries running now, for tests */
     synchronized int running() {
         return running;
+    }
+
+    /** @return the most recoveries that ran at once, for tests */
+    synchronized int mostRunning() {
+        return mostRunning;
     }
 
     /** @return the recoveries started since the node started, for tests */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
+import org.bayeux.api.server.HistoryAccess;
+import org.bayeux.api.server.HistoryAuthorizer;
 import org.bayeux.backplane.redis.BackplaneFixture.Node;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.junit.jupiter.api.Test;
@@ -76,6 +78,40 @@ class HistoryAccessTest {
         try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
             assertThat(redis.keys("*:history:*")).isEmpty();
             assertThat(redis.keys("*:meta:*")).isEmpty();
+        }
+    }
+
+    /**
+     * The application decides how far back a session may read: an authorizer that gives one user
+     * {@link HistoryAccess#all()} lets that session recover what was published before it; another session, given
+     * the default, does not.
+     */
+    @Test
+    void anAuthorizerDecidesHowFarBackEachSessionReads() throws Exception {
+        HistoryAuthorizer onlyAuditors = (session, channel, subscribe) ->
+                "auditor".equals(session.getAttribute("role")) ? HistoryAccess.all() : HistoryAccess.sinceSubscribed();
+        Node node = fixture.node(BayeuxServerConfig.builder().build(), new RedisBackplane(
+                fixture.config().historyRules("/chat/**=100/10m").build(), onlyAuditors));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        for (int i = 0; i < 5; i++) {
+            assertThat(publisher.publish(CHANNEL, "m" + i, null).get("successful")).isEqualTo(true);
+        }
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            String epoch = redis.commands().hget(redis.keys("*:meta:*" + CHANNEL).get(0), "e");
+            RawBayeux auditor = new RawBayeux(node.url());
+            String auditorSession = auditor.handshake();
+            node.engine().getSession(auditorSession).setAttribute("role", "auditor");
+            RawBayeux other = new RawBayeux(node.url());
+            String otherSession = other.handshake();
+
+            Map<String, Object> granted = auditor.subscribe(CHANNEL, "{\"offset\":2,\"epoch\":\"" + epoch + "\"}");
+            Map<String, Object> refused = other.subscribe(CHANNEL, "{\"offset\":2,\"epoch\":\"" + epoch + "\"}");
+
+            assertThat(RawBayeux.recoveryOf(granted)).containsEntry("recovered", true).containsEntry("offset", 5L);
+            assertThat(node.engine().getSession(auditorSession).getQueueSize()).as("m2, m3, m4 queued").isEqualTo(3);
+            assertThat(RawBayeux.recoveryOf(refused)).containsEntry("recovered", false);
+            assertThat(node.engine().getSession(otherSession).getQueueSize()).isZero();
         }
     }
 }

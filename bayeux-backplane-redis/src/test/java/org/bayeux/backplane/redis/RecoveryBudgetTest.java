@@ -89,4 +89,79 @@ class RecoveryBudgetTest {
             assertThat(redis.netOutputBytes() - bytes).as("bytes Redis sent").isLessThan(4_096);
         }
     }
+
+    /**
+     * A session that claims a gap in a loop (each subscribe to its held channel with an older offset) starts at most
+     * its burst of reads and then its rate; the others answer {@code recovered: false} without reading.
+     */
+    @Test
+    void aSessionClaimingGapsInALoopReadsAtItsRateOnly() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(), BudgetFixtures.readingAll(
+                fixture.config().historyRules("/big/**").recoveryLimits(8, 1, 5)));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        for (int i = 0; i < 5; i++) {
+            assertThat(publisher.publish(CHANNEL, payload(100), null).get("successful")).isEqualTo(true);
+        }
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            RawBayeux subscriber = new RawBayeux(node.url());
+            subscriber.handshake();
+            Object epoch = RawBayeux.recoveryOf(subscriber.subscribe(CHANNEL, "{}")).get("epoch");
+            long scripts = redis.scriptsRun();
+            int refused = 0;
+            for (int i = 0; i < 100; i++) {
+                Map<String, Object> again = subscriber.subscribe(CHANNEL,
+                        "{\"offset\":3,\"epoch\":\"" + epoch + "\"}");
+                assertThat(again.get("successful")).isEqualTo(true);
+                if (Boolean.FALSE.equals(RawBayeux.recoveryOf(again).get("recovered"))) {
+                    refused++;
+                }
+            }
+            // A burst of 5 (one taken by the first subscribe) and 1 a second: far fewer than 100 however slow.
+            assertThat(redis.scriptsRun() - scripts).as("history reads for 100 claimed gaps").isLessThan(50);
+            assertThat(refused).as("claimed gaps refused without reading").isGreaterThan(50);
+        }
+    }
+
+    /**
+     * Many sessions recovering at once on one node run at most {@code recoveryConcurrency} recoveries on its Redis
+     * connection at a time; the others wait their turn and all complete.
+     */
+    @Test
+    void recoveriesOfManySessionsRunWithinTheConnectionsBudget() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(), BudgetFixtures.readingAll(
+                fixture.config().historyRules("/big/**").recoveryLimits(2, 10, 100)));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        int sessions = 12;
+        for (int s = 0; s < sessions; s++) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(publisher.publish(CHANNEL + s, payload(100), null).get("successful")).isEqualTo(true);
+            }
+        }
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            java.util.List<java.util.concurrent.CompletableFuture<Map<String, Object>>> replies =
+                    new java.util.ArrayList<>();
+            for (int s = 0; s < sessions; s++) {
+                String channel = CHANNEL + s;
+                String epoch = redis.commands().hget(redis.keys("*:meta:*" + channel).get(0), "e");
+                RawBayeux client = new RawBayeux(node.url());
+                client.handshake();
+                replies.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return client.subscribe(channel, "{\"offset\":1,\"epoch\":\"" + epoch + "\"}");
+                    } catch (Exception failed) {
+                        throw new IllegalStateException(failed);
+                    }
+                }));
+            }
+            for (var reply : replies) {
+                assertThat(RawBayeux.recoveryOf(reply.get(30, java.util.concurrent.TimeUnit.SECONDS)))
+                        .containsEntry("recovered", true);
+            }
+            RecoveryPermits permits = node.backplane().historyCalls().permits();
+            assertThat(permits.started()).isEqualTo(sessions);
+            assertThat(permits.mostRunning()).as("recoveries at once on the connection").isLessThanOrEqualTo(2);
+        }
+    }
 }
