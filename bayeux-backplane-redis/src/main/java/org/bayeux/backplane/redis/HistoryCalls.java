@@ -224,6 +224,10 @@ final class HistoryCalls {
             if (pages.first == null) {
                 pages.first = page;
                 pages.expected = page.top();
+                if (!page.epoch().isEmpty() && !Positions.isPlainEpoch(page.epoch())) {
+                    // As the live path: an epoch we did not make (only Redis could hold it) positions nothing.
+                    return CompletableFuture.completedFuture(pages.notRecovered());
+                }
             } else if (!page.epoch().equals(pages.first.epoch())) {
                 return CompletableFuture.completedFuture(pages.notRecovered());
             }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import org.bayeux.api.ChannelId;
@@ -73,6 +74,7 @@ final class RecoveryExtension implements ServerExtension {
     /** Where recoveries complete and queue their messages: never a Lettuce I/O thread. */
     private final Executor executor;
     private final ConcurrentMap<String, Holder> sessions = new ConcurrentHashMap<>();
+    private final AtomicInteger mostReadsInFlightPerSession = new AtomicInteger();
     /** History reads, shared by the recoveries of a channel that wait at the same time. */
     private final RecoveryReads reads;
 
@@ -93,6 +95,11 @@ final class RecoveryExtension implements ServerExtension {
         this.executor = executor;
         this.bufferMax = config.recoveryBuffer();
         this.reads = new RecoveryReads(reader);
+    }
+
+    /** @return the most history reads one session had in flight at once (for tests: one) */
+    int mostReadsInFlightPerSession() {
+        return mostReadsInFlightPerSession.get();
     }
 
     /** @return the history reads started, shared ones counted once (for tests) */
@@ -260,8 +267,8 @@ final class RecoveryExtension implements ServerExtension {
      * @return the history entry as a frozen message with its position, or null if it does not parse; parsed once
      *     for all the recoveries that share the read, which then share its encoding too
      */
-    private ServerMessage missed(HistoryStore.Recovered found, int index) {
-        return found.parsed().computeIfAbsent(found.offsets().get(index), offset -> {
+    private ServerMessage missed(HistoryStore.Recovered found, int index, String channel) {
+        ServerMessage parsed = found.parsed().computeIfAbsent(found.offsets().get(index), offset -> {
             byte[] json = found.messages().get(index);
             try {
                 return node.parse(Positions.withPosition(json, offset, found.epoch()));
@@ -270,6 +277,13 @@ final class RecoveryExtension implements ServerExtension {
                 return null;
             }
         });
+        // The live path delivers a message to the subscribers of its own channel; so does recovery: an entry of
+        // another channel in this channel's history (only Redis could have put it there) is not delivered.
+        if (parsed != null && !channel.equals(parsed.getChannel())) {
+            LOG.debug("Recovery of {} skipped a history entry of another channel", channel);
+            return null;
+        }
+        return parsed;
     }
 
     /** One subscription's recovery in progress. */
@@ -330,6 +344,7 @@ final class RecoveryExtension implements ServerExtension {
         /** Per channel: Redis's clock at the session's first recovering subscription (its first read), in ms. */
         final ConcurrentMap<String, Long> firstSubscribed = new ConcurrentHashMap<>();
         final RecoveryRate rate = new RecoveryRate(config.recoveryRate(), config.recoveryBurst());
+        private final AtomicInteger readsInFlight = new AtomicInteger();
         /** The session's history read in flight (or done): the next one starts when it ends. Guarded by this. */
         private CompletableFuture<?> reading = CompletableFuture.completedFuture(null);
 
@@ -339,7 +354,17 @@ final class RecoveryExtension implements ServerExtension {
 
         /** @return the read, started once the session's previous read ended */
         synchronized <T> CompletableFuture<T> oneAtATime(Supplier<CompletableFuture<T>> read) {
-            CompletableFuture<T> next = reading.handle((ignored, failure) -> null).thenCompose(ignored -> read.get());
+            CompletableFuture<T> next = reading.handle((ignored, failure) -> null).thenCompose(ignored -> {
+                int now = readsInFlight.incrementAndGet();
+                mostReadsInFlightPerSession.accumulateAndGet(now, Math::max);
+                CompletableFuture<T> started;
+                try {
+                    started = read.get();
+                } catch (RuntimeException failed) {
+                    started = CompletableFuture.failedFuture(failed);
+                }
+                return started.whenComplete((value, failure) -> readsInFlight.decrementAndGet());
+            });
             reading = next;
             return next;
         }
@@ -460,7 +485,7 @@ final class RecoveryExtension implements ServerExtension {
             try {
                 if (found != null) {
                     for (int i = 0; i < found.messages().size(); i++) {
-                        ServerMessage missed = missed(found, i);
+                        ServerMessage missed = missed(found, i, recovery.channel);
                         if (missed != null) {
                             node.deliverTo(session, missed);
                         }

@@ -518,6 +518,11 @@ public final class RedisBackplane implements Cluster {
         return calls.recover(publishing, channel, offset, epoch, maxMessages, maxBytes);
     }
 
+    /** @return the recovery extension while started, else null (for tests) */
+    RecoveryExtension recoveryExtension() {
+        return recovery;
+    }
+
     /** @return the history calls, for tests (pages and bytes read, the recovery budget) */
     HistoryCalls historyCalls() {
         return calls;

@@ -3,6 +3,7 @@ package org.bayeux.backplane.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.bayeux.backplane.redis.BackplaneFixture.Node;
@@ -162,6 +163,41 @@ class RecoveryBudgetTest {
             RecoveryPermits permits = node.backplane().historyCalls().permits();
             assertThat(permits.started()).isEqualTo(sessions);
             assertThat(permits.mostRunning()).as("recoveries at once on the connection").isLessThanOrEqualTo(2);
+        }
+    }
+
+    /**
+     * A session that asks ten recoveries in one request has them read one after the other, never two at once; all
+     * are answered.
+     */
+    @Test
+    void aSessionRunsOneHistoryReadAtATime() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(), BudgetFixtures.readingAll(
+                fixture.config().historyRules("/big/**")));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        int channels = 10;
+        for (int c = 0; c < channels; c++) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(publisher.publish(CHANNEL + c, payload(100), null).get("successful")).isEqualTo(true);
+            }
+        }
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            RawBayeux subscriber = new RawBayeux(node.url());
+            String clientId = subscriber.handshake();
+            StringBuilder batch = new StringBuilder();
+            for (int c = 0; c < channels; c++) {
+                String epoch = redis.commands().hget(redis.keys("*:meta:*" + CHANNEL + c).get(0), "e");
+                batch.append(c == 0 ? "" : ",").append("{\"channel\":\"/meta/subscribe\",\"clientId\":\"")
+                        .append(clientId).append("\",\"id\":\"s").append(c).append("\",\"subscription\":\"")
+                        .append(CHANNEL).append(c).append("\",\"ext\":{\"recovery\":{\"offset\":1,\"epoch\":\"")
+                        .append(epoch).append("\"}}}");
+            }
+            List<Map<String, Object>> replies = subscriber.send(batch.toString());
+            long recovered = replies.stream().filter(reply -> "/meta/subscribe".equals(reply.get("channel")))
+                    .filter(reply -> Boolean.TRUE.equals(RawBayeux.recoveryOf(reply).get("recovered"))).count();
+            assertThat(recovered).isEqualTo(channels);
+            assertThat(node.backplane().recoveryExtension().mostReadsInFlightPerSession()).isEqualTo(1);
         }
     }
 }
