@@ -77,7 +77,9 @@ final class RecoveryPermits {
             }
             started++;
         }
-        next.run();
+        // Not on this thread: a recovery that fails at once (Redis just lost) would release its permit from within
+        // this call, and a long waiting line would then run to a stack overflow.
+        CompletableFuture.runAsync(next);
     }
 
     /** @return the recoveries running now, for tests */

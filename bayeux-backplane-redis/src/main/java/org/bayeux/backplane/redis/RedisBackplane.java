@@ -542,6 +542,7 @@ public final class RedisBackplane implements Cluster {
     /** Builds a backplane for embedding: {@code RedisBackplane.builder().uri("redis://h:6379").build()}. */
     public static final class Builder {
         private final RedisBackplaneConfig.Builder config = RedisBackplaneConfig.builder();
+        private HistoryAuthorizer historyAuthorizer;
 
         private Builder() {
         }
@@ -582,9 +583,30 @@ public final class RedisBackplane implements Cluster {
             return this;
         }
 
+        /**
+         * @param rules {@link RedisBackplaneConfig#HISTORY_RULES}: the channels that keep a history
+         * @return this builder
+         */
+        public Builder historyRules(String rules) {
+            config.historyRules(rules);
+            return this;
+        }
+
+        /**
+         * @param authorizer how far back each recovering session may read (else
+         *        {@link RedisBackplaneConfig#HISTORY_LOOK_BACK} for every session)
+         * @return this builder
+         */
+        public Builder historyAuthorizer(HistoryAuthorizer authorizer) {
+            this.historyAuthorizer = Objects.requireNonNull(authorizer, "authorizer");
+            return this;
+        }
+
         /** @return the backplane, not started: give it to {@code BayeuxEngine.setCluster} */
         public RedisBackplane build() {
-            return new RedisBackplane(config.build());
+            RedisBackplaneConfig built = config.build();
+            return historyAuthorizer == null ? new RedisBackplane(built)
+                    : new RedisBackplane(built, historyAuthorizer);
         }
     }
 }
