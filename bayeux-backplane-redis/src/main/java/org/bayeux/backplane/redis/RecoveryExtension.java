@@ -207,9 +207,10 @@ final class RecoveryExtension implements ServerExtension {
      */
     private void answer(Holder holder, Pending pending, ServerMessage.Mutable reply, Promise<Boolean> promise) {
         Floor known = holder.known.get(pending.channel);
-        if (pending.alreadySubscribed && known != null && pending.offset >= 0 && known.epoch().equals(pending.epoch)
-                && pending.offset >= known.offset()) {
-            // Already subscribed, and at or past what this node gave the session: no gap, nothing to read.
+        if (pending.alreadySubscribed && known != null && (pending.offset < 0
+                || known.epoch().equals(pending.epoch) && pending.offset >= known.offset())) {
+            // Already subscribed, and asking the position only, or at or past what this node gave the session: no
+            // gap, nothing to read.
             complete(holder, pending, reply, promise, HistoryStore.Recovered.position(known.epoch(), known.offset(),
                     true, -1), null);
             return;

@@ -86,7 +86,11 @@ class RecoveryBudgetTest {
                         "{\"offset\":5,\"epoch\":\"" + position.get("epoch") + "\"}");
                 assertThat(RawBayeux.recoveryOf(again)).containsEntry("recovered", true).containsEntry("offset", 5L);
             }
-            assertThat(redis.scriptsRun() - scripts).as("history reads for 20 subscribes without a gap").isZero();
+            for (int i = 0; i < 5; i++) {
+                assertThat(RawBayeux.recoveryOf(subscriber.subscribe(CHANNEL, "{}"))).as("the position only")
+                        .containsEntry("offset", 5L);
+            }
+            assertThat(redis.scriptsRun() - scripts).as("history reads for 25 subscribes without a gap").isZero();
             assertThat(redis.netOutputBytes() - bytes).as("bytes Redis sent").isLessThan(4_096);
         }
     }
