@@ -1,5 +1,7 @@
 package org.bayeux.api.server;
 
+import java.util.Objects;
+
 import org.bayeux.api.ChannelId;
 
 /**
@@ -32,7 +34,7 @@ public interface HistoryAuthorizer {
      * @return an authorizer giving every session the same reach
      */
     static HistoryAuthorizer always(HistoryAccess access) {
-        java.util.Objects.requireNonNull(access, "access");
+        Objects.requireNonNull(access, "access");
         return (session, channel, subscribe) -> access;
     }
 }
