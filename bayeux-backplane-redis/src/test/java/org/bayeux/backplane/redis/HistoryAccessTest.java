@@ -1,8 +1,12 @@
 package org.bayeux.backplane.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.bayeux.api.server.HistoryAccess;
 import org.bayeux.api.server.HistoryAuthorizer;
@@ -20,6 +24,33 @@ class HistoryAccessTest {
     @RegisterExtension
     final BackplaneFixture fixture = new BackplaneFixture();
 
+    /** @return the data of every message queued for the session from now on, in order */
+    private static List<Object> recording(Node node, String session) {
+        List<Object> queued = new CopyOnWriteArrayList<>();
+        node.engine().getSession(session).addQueueListener((to, sender, message) -> {
+            queued.add(message.getData());
+            return true;
+        });
+        return queued;
+    }
+
+    /**
+     * Recovered messages may be queued after the subscribe's reply went out: publishes a live marker, which comes
+     * after them, and waits for it in each recording.
+     *
+     * @return how many messages each recording had before the marker
+     */
+    @SafeVarargs
+    private static List<Integer> beforeALiveMarker(RawBayeux publisher, List<Object>... recordings) throws Exception {
+        assertThat(publisher.publish(CHANNEL, "marker", null).get("successful")).isEqualTo(true);
+        List<Integer> counts = new ArrayList<>();
+        for (List<Object> queued : recordings) {
+            await("the marker queued").atMost(BackplaneFixture.WAIT).until(() -> queued.contains("marker"));
+            counts.add(queued.indexOf("marker"));
+        }
+        return counts;
+    }
+
     /**
      * The finding: a session that subscribes with {@code offset: 0} is given every message the history holds,
      * published before it existed. By default it now recovers nothing older than its own first subscription.
@@ -36,13 +67,12 @@ class HistoryAccessTest {
         try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
             String epoch = redis.commands().hget(redis.keys("*:meta:*" + CHANNEL).get(0), "e");
             RawBayeux newcomer = new RawBayeux(node.url());
-            String session = newcomer.handshake();
+            List<Object> queued = recording(node, newcomer.handshake());
             Map<String, Object> reply = newcomer.subscribe(CHANNEL, "{\"offset\":0,\"epoch\":\"" + epoch + "\"}");
 
             assertThat(reply.get("successful")).isEqualTo(true);
             assertThat(RawBayeux.recoveryOf(reply)).containsEntry("recovered", false).containsEntry("offset", 5L);
-            assertThat(node.engine().getSession(session).getQueueSize()).as("messages queued for the newcomer")
-                    .isZero();
+            assertThat(beforeALiveMarker(publisher, queued)).as("messages queued for the newcomer").containsExactly(0);
         }
     }
 
@@ -102,16 +132,49 @@ class HistoryAccessTest {
             RawBayeux auditor = new RawBayeux(node.url());
             String auditorSession = auditor.handshake();
             node.engine().getSession(auditorSession).setAttribute("role", "auditor");
+            List<Object> auditorQueue = recording(node, auditorSession);
             RawBayeux other = new RawBayeux(node.url());
-            String otherSession = other.handshake();
+            List<Object> otherQueue = recording(node, other.handshake());
 
             Map<String, Object> granted = auditor.subscribe(CHANNEL, "{\"offset\":2,\"epoch\":\"" + epoch + "\"}");
             Map<String, Object> refused = other.subscribe(CHANNEL, "{\"offset\":2,\"epoch\":\"" + epoch + "\"}");
 
             assertThat(RawBayeux.recoveryOf(granted)).containsEntry("recovered", true).containsEntry("offset", 5L);
-            assertThat(node.engine().getSession(auditorSession).getQueueSize()).as("m2, m3, m4 queued").isEqualTo(3);
             assertThat(RawBayeux.recoveryOf(refused)).containsEntry("recovered", false);
-            assertThat(node.engine().getSession(otherSession).getQueueSize()).isZero();
+            assertThat(beforeALiveMarker(publisher, auditorQueue, otherQueue))
+                    .as("m2, m3, m4 queued for the auditor, nothing for the other").containsExactly(3, 0);
+        }
+    }
+
+    /**
+     * The recovery path makes the live path's checks: an entry of another channel found in this channel's history
+     * (only someone writing to Redis could put it there) is not delivered to the recovering session.
+     */
+    @Test
+    void aRecoveryDeliversNothingOfAnotherChannel() throws Exception {
+        Node node = fixture.node(BayeuxServerConfig.builder().build(),
+                BudgetFixtures.readingAll(fixture.config().historyRules("/chat/**=100/10m")));
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        for (int i = 0; i < 3; i++) {
+            assertThat(publisher.publish(CHANNEL, "m" + i, null).get("successful")).isEqualTo(true);
+        }
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            String meta = redis.keys("*:meta:*" + CHANNEL).get(0);
+            String history = redis.keys("*:history:*" + CHANNEL).get(0);
+            String epoch = redis.commands().hget(meta, "e");
+            String stored = redis.commands().xrange(history, io.lettuce.core.Range.create("-", "+")).get(0)
+                    .getBody().get("m");
+            redis.commands().xadd(history, Map.of("m", stored.replace(CHANNEL, "/chat/other"), "o", "4"));
+            redis.commands().hincrby(meta, "o", 1);
+
+            RawBayeux subscriber = new RawBayeux(node.url());
+            List<Object> queued = recording(node, subscriber.handshake());
+            Map<String, Object> reply = subscriber.subscribe(CHANNEL, "{\"offset\":2,\"epoch\":\"" + epoch + "\"}");
+
+            assertThat(RawBayeux.recoveryOf(reply)).containsEntry("offset", 4L);
+            assertThat(beforeALiveMarker(publisher, queued)).as("m2 only").containsExactly(1);
+            assertThat(queued.get(0)).isEqualTo("m2");
         }
     }
 }
