@@ -27,6 +27,7 @@ for n in $(seq 1 "$NODES"); do
   port=$(free_port)
   "$ROOT/bin/bayeux" server --port "$port" --host 127.0.0.1 --backplane "redis://127.0.0.1:$RPORT" \
     --set timeout=2s --set maxInterval=3s --set historySize="${HISTORY:-5000}" \
+    --set 'historyRules=/load/room/*' --set historyLookBack=10m --set historyMaxBytes=67108864 \
     --set recoveryMaxMessages="${HISTORY:-5000}" --set maxHandshakesPerAddressPerSecond=-1 > "$OUT/node$n.log" 2>&1 &
   pids+=($!)
   for i in $(seq 1 300); do grep -q "Listening on" "$OUT/node$n.log" && break; sleep 0.2; done

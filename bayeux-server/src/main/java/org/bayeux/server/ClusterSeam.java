@@ -108,14 +108,14 @@ final class ClusterSeam implements ClusterNode {
         return current == null || current.deliversLocalPublishes();
     }
 
-    CompletionStage<Boolean> publish(ChannelId channel, ServerMessageImpl message) {
+    CompletionStage<Boolean> publish(ChannelId channel, ServerMessageImpl message, String publisher) {
         Cluster current = cluster;
         if (current == null) {
             return CompletableFuture.completedFuture(Boolean.TRUE);
         }
         try {
             CompletionStage<Boolean> taken = current.publish(new ClusterMessage(channel.name(), message,
-                    message.toJsonBytes(codec)));
+                    message.toJsonBytes(codec), publisher));
             return taken == null ? CompletableFuture.completedFuture(Boolean.FALSE) : taken;
         } catch (ClusterUnavailableException unavailable) {
             return CompletableFuture.failedFuture(unavailable);

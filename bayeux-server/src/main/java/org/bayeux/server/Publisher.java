@@ -88,7 +88,7 @@ final class Publisher {
                         fanOut(sender, channel, matching, message);
                     }
                     // The one way out of this node: after listeners, extensions and freeze.
-                    return cluster.publish(id, message);
+                    return cluster.publish(id, message, sender == null ? null : sender.getId());
                 });
     }
 

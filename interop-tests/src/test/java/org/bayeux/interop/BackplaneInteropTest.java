@@ -59,8 +59,9 @@ class BackplaneInteropTest {
         resources.add(redis);
         List<StandaloneServer> nodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
+            // History (and so positions) is opt-in: turned on for the channel, whose position the clients must ignore.
             StandaloneServer node = new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(),
-                    "--set", "timeout=5s").port(0).host("127.0.0.1"));
+                    "--set", "timeout=5s", "--set", "historyRules=/cluster/**").port(0).host("127.0.0.1"));
             resources.add(node);
             nodes.add(node);
         }

@@ -135,8 +135,11 @@ class LoadOutageTest {
         // default timeout (30 s) let a long-poll held at the cut keep its session alive through the outage (1 run in
         // 10 lost 4 messages so). Held connects now end within 500 ms, sessions expire 1 s later and are swept
         // within 100 ms: 1.6 s at most, well inside the 4 s outage.
+        // History is opt-in (historyRules), and a session that comes back after its old one expired may recover
+        // only what its look-back allows (historyLookBack): both turned on for the load's rooms.
         return new StandaloneServer(StandaloneOptions.parse("--backplane", redis.uri(),
-                "--set", "timeout=500ms", "--set", "maxInterval=1s", "--set", "sweepPeriod=100ms")
+                "--set", "timeout=500ms", "--set", "maxInterval=1s", "--set", "sweepPeriod=100ms",
+                "--set", "historyRules=/load/room/*", "--set", "historyLookBack=5m")
                 .port(0).host("127.0.0.1"));
     }
 

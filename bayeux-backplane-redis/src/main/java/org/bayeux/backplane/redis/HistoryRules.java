@@ -8,11 +8,13 @@ import org.bayeux.api.ChannelId;
 import org.bayeux.server.config.ConfigOption;
 
 /**
- * How much history each channel keeps: the first rule whose pattern matches the channel, else the defaults
- * ({@link RedisBackplaneConfig#HISTORY_SIZE}, {@link RedisBackplaneConfig#HISTORY_AGE}). Rules are written
- * {@code <pattern>=<size>/<age>} separated by commas, for example {@code /chat/**=1000/10m, /ticks/*=0/1s}; a
- * pattern is a channel name or a wildcard ({@code /a/*}, {@code /a/**}); a size of 0 keeps no history (offsets and
- * epochs are still kept, so a client away while nothing was published still recovers).
+ * Which channels keep a history, and how much: the first rule whose pattern matches the channel; a channel no rule
+ * matches keeps none (history is opt-in: a history is readable by recovering subscribers, and takes Redis memory per
+ * channel name). Rules are written {@code <pattern>=<size>/<age>} or just {@code <pattern>} (then
+ * {@link RedisBackplaneConfig#HISTORY_SIZE} and {@link RedisBackplaneConfig#HISTORY_AGE}), separated by commas, for
+ * example {@code /chat/**=1000/10m, /chat/noisy=0/1s, /news/*}; a pattern is a channel name or a wildcard
+ * ({@code /a/*}, {@code /a/**}); a size of 0 keeps none (an exception to a wider rule after it). A channel without
+ * history has no position: its messages carry none, and its subscribes are not recovered.
  */
 final class HistoryRules {
     /** The most messages one channel's history may keep. */
@@ -25,14 +27,37 @@ final class HistoryRules {
     }
 
     private final List<Rule> rules;
-    private final Rule fallback;
+    private final Rule none = new Rule(ChannelId.of("/**"), 0, MIN_AGE);
 
+    /**
+     * @param rules as {@link #parse} made them, a size or age of -1 / null standing for the defaults
+     * @param defaultSize the size of a rule that names none
+     * @param defaultAge the age of a rule that names none
+     */
     HistoryRules(List<Rule> rules, int defaultSize, Duration defaultAge) {
-        this.rules = List.copyOf(rules);
-        this.fallback = new Rule(ChannelId.of("/**"), defaultSize, defaultAge);
+        List<Rule> resolved = new ArrayList<>();
+        for (Rule rule : rules) {
+            resolved.add(rule.size() < 0 ? new Rule(rule.pattern(), defaultSize, defaultAge) : rule);
+        }
+        this.rules = List.copyOf(resolved);
     }
 
-    /** @return the rule of a plain channel: the first that matches, else the defaults */
+    /** @return true if some rule keeps a history (else recovery is not offered at all) */
+    boolean any() {
+        for (Rule rule : rules) {
+            if (rule.size() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return true if the channel keeps a history */
+    boolean keepsHistory(String channel) {
+        return ruleFor(channel).size() > 0;
+    }
+
+    /** @return the rule of a plain channel: the first that matches, else one of size 0 (no history) */
     Rule ruleFor(String channel) {
         if (!rules.isEmpty()) {
             ChannelId id = ChannelId.of(channel);
@@ -42,7 +67,7 @@ final class HistoryRules {
                 }
             }
         }
-        return fallback;
+        return none;
     }
 
     /** @return true if the text is a valid list of rules */
@@ -56,8 +81,8 @@ final class HistoryRules {
     }
 
     /**
-     * @param text rules as {@code <pattern>=<size>/<age>, ...}; blank for none
-     * @return the rules, in order
+     * @param text rules as {@code <pattern>=<size>/<age>} or {@code <pattern>}, separated by commas; blank for none
+     * @return the rules, in order (size -1 and age null: the defaults)
      * @throws IllegalArgumentException naming the rule that is wrong
      */
     static List<Rule> parse(String text) {
@@ -67,6 +92,13 @@ final class HistoryRules {
         }
         for (String part : text.split(",")) {
             String rule = part.trim();
+            if (rule.indexOf('=') < 0) {
+                if (!ChannelId.isValid(rule) || ChannelId.of(rule).isMeta() || ChannelId.of(rule).isService()) {
+                    throw new IllegalArgumentException("not a broadcast channel pattern: " + rule);
+                }
+                parsed.add(new Rule(ChannelId.of(rule), -1, null));
+                continue;
+            }
             int equals = rule.indexOf('=');
             int slash = rule.lastIndexOf('/');
             if (equals <= 0 || slash <= equals) {

@@ -5,13 +5,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
+import org.bayeux.api.server.HistoryAccess;
+import org.bayeux.api.server.HistoryAuthorizer;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
@@ -37,6 +42,17 @@ import org.slf4j.LoggerFactory;
  * past it the recovery gives up, the held messages are queued at once and the reply says {@code recovered: false}.
  * </p>
  *
+ * <p><b>Who may read how much.</b> Only channels whose history {@code historyRules} turns on take part (the others'
+ * subscribes pass untouched). The {@link HistoryAuthorizer} decides how far back each recovery may read; what it
+ * allows is counted back from the session's first recovering subscription to the channel, in Redis's clock (the
+ * first history read's time): an entry older than that is not given, and the recovery answers
+ * {@code recovered: false}. Each recovery is bounded by the session's queue ({@code maxQueue}, {@code maxQueueBytes},
+ * less what is queued already) and {@link RedisBackplaneConfig#RECOVERY_MAX_MESSAGES}; a session runs one history
+ * read at a time, and starts them at most at {@link RedisBackplaneConfig#RECOVERY_RATE} per second after a burst of
+ * {@link RedisBackplaneConfig#RECOVERY_BURST}; past it a recovery answers {@code recovered: false} without reading. A
+ * subscribe to a channel the session already holds, at or past the last position this node gave the session on it
+ * (in a reply or a message), answers {@code recovered: true} without reading: there is no gap to fill.</p>
+ *
  * <p>Only a subscription to one plain channel recovers (a wildcard has no single position). Recovered and held
  * messages are queued as live ones from the cluster are: the session's own extensions run, the server's do not (they
  * ran where the message was published, before it was stored). Each history entry is parsed once for all the
@@ -51,18 +67,44 @@ final class RecoveryExtension implements ServerExtension {
     private static final ThreadLocal<Pending> RELEASING = new ThreadLocal<>();
 
     private final ClusterNode node;
+    private final RedisBackplaneConfig config;
+    private final HistoryRules rules;
+    private final HistoryAuthorizer authorizer;
     private final int bufferMax;
     /** Where recoveries complete and queue their messages: never a Lettuce I/O thread. */
     private final Executor executor;
     private final ConcurrentMap<String, Holder> sessions = new ConcurrentHashMap<>();
+    private final AtomicInteger mostReadsInFlightPerSession = new AtomicInteger();
     /** History reads, shared by the recoveries of a channel that wait at the same time. */
     private final RecoveryReads reads;
 
-    RecoveryExtension(RedisBackplane backplane, ClusterNode node, int bufferMax, Executor executor) {
+    /**
+     * @param reader reads a channel's history within a budget (the backplane's paged recovery)
+     * @param node the engine's side of the cluster
+     * @param config the bounds
+     * @param rules which channels keep a history
+     * @param authorizer how far back each recovery may read
+     * @param executor where recoveries complete
+     */
+    RecoveryExtension(RecoveryReads.Reader reader, ClusterNode node, RedisBackplaneConfig config, HistoryRules rules,
+            HistoryAuthorizer authorizer, Executor executor) {
         this.node = node;
+        this.config = config;
+        this.rules = rules;
+        this.authorizer = authorizer;
         this.executor = executor;
-        this.bufferMax = bufferMax;
-        this.reads = new RecoveryReads(backplane::recover);
+        this.bufferMax = config.recoveryBuffer();
+        this.reads = new RecoveryReads(reader);
+    }
+
+    /** @return the most history reads one session had in flight at once (for tests: one) */
+    int mostReadsInFlightPerSession() {
+        return mostReadsInFlightPerSession.get();
+    }
+
+    /** @return the history reads started, shared ones counted once (for tests) */
+    long reads() {
+        return reads.reads();
     }
 
     @Override
@@ -72,19 +114,22 @@ final class RecoveryExtension implements ServerExtension {
                 Map<String, Object> ext = message.getExt();
                 Object asked = ext == null ? null : ext.get(RECOVERY_FIELD);
                 Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
-                if (asked instanceof Map && subscription instanceof String && isPlainBroadcast((String) subscription)) {
+                if (asked instanceof Map && subscription instanceof String && isPlainBroadcast((String) subscription)
+                        && rules.keepsHistory((String) subscription)) {
+                    String channel = (String) subscription;
                     Object offset = ((Map<?, ?>) asked).get(Positions.OFFSET_FIELD);
                     Object epoch = ((Map<?, ?>) asked).get(Positions.EPOCH_FIELD);
                     boolean has = offset instanceof Number && ((Number) offset).longValue() >= 0
                             && epoch instanceof String;
-                    holder(session).begin(new Pending((String) subscription,
-                            has ? ((Number) offset).longValue() : -1, has ? (String) epoch : ""));
+                    boolean held = holds(session, channel);
+                    holder(session).begin(new Pending(channel, has ? ((Number) offset).longValue() : -1,
+                            has ? (String) epoch : "", access(session, channel, message), held));
                 }
             } else if (session != null && Message.META_UNSUBSCRIBE.equals(message.getChannel())) {
                 Holder holder = sessions.get(session.getId());
                 Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
                 if (holder != null && subscription instanceof String) {
-                    holder.floors.remove(subscription);
+                    holder.forget((String) subscription);
                 }
             }
         } finally {
@@ -98,6 +143,26 @@ final class RecoveryExtension implements ServerExtension {
         }
         ChannelId channel = ChannelId.of(name);
         return channel.isBroadcast() && !channel.isWildcard();
+    }
+
+    private static boolean holds(ServerSession session, String channel) {
+        for (var held : session.getSubscriptions()) {
+            if (channel.equals(held.getId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return how far back the authorizer lets this recovery read; none if it fails */
+    private HistoryAccess access(ServerSession session, String channel, ServerMessage message) {
+        try {
+            HistoryAccess access = authorizer.authorize(session, ChannelId.of(channel), message);
+            return access == null ? HistoryAccess.none() : access;
+        } catch (RuntimeException failed) {
+            LOG.warn("The history authorizer failed; the recovery of {} reads nothing", channel, failed);
+            return HistoryAccess.none();
+        }
     }
 
     private Holder holder(ServerSession session) {
@@ -117,7 +182,7 @@ final class RecoveryExtension implements ServerExtension {
             return;
         }
         String channel = message.getChannel();
-        if (Message.META_HANDSHAKE.equals(channel) && message.isSuccessful()) {
+        if (Message.META_HANDSHAKE.equals(channel) && message.isSuccessful() && rules.any()) {
             message.getExt(true).put(RECOVERY_FIELD, Boolean.TRUE);
         } else if (Message.META_SUBSCRIBE.equals(channel) && receiver != null) {
             Holder holder = sessions.get(receiver.getId());
@@ -136,46 +201,75 @@ final class RecoveryExtension implements ServerExtension {
         promise.succeed(true);
     }
 
-    /** Reads the history, completes the reply with the outcome, then queues what was missed and what was held. */
+    /**
+     * Reads the history (unless there is no gap to fill, or the session is past its rate), completes the reply with
+     * the outcome, then queues what was missed and what was held.
+     */
     private void answer(Holder holder, Pending pending, ServerMessage.Mutable reply, Promise<Boolean> promise) {
-        reads.recover(pending.channel, pending.offset, pending.epoch).whenCompleteAsync((found, failure) -> {
-            HistoryStore.Recovered usable = null;
-            Floor floor = null;
-            try {
-                Map<String, Object> outcome = new LinkedHashMap<>();
-                boolean accepted = pending.decide();
-                boolean recovered = failure == null && found.recovered() && accepted;
-                if (pending.offset >= 0) {
-                    outcome.put(RECOVERED_FIELD, recovered);
-                }
-                if (failure == null) {
-                    outcome.put(Positions.OFFSET_FIELD, found.offset());
-                    outcome.put(Positions.EPOCH_FIELD, found.epoch());
-                    usable = recovered ? found : null;
-                    // The position the reply states: what is at or below it was in the history (or before a
-                    // position-only subscribe), and must not come again live from a reader that is behind.
-                    if (accepted && (recovered || pending.offset < 0)) {
-                        floor = new Floor(found.offset(), found.epoch());
-                    }
-                } else {
-                    LOG.debug("Recovery of {} failed: {}", pending.channel, failure.toString());
-                }
-                reply.getExt(true).put(RECOVERY_FIELD, outcome);
-            } catch (RuntimeException unexpected) {
-                LOG.warn("Recovery of a subscription failed", unexpected);
-            } finally {
-                promise.succeed(true);
-                holder.release(pending, usable, floor);
+        Floor known = holder.known.get(pending.channel);
+        if (pending.alreadySubscribed && known != null && (pending.offset < 0
+                || known.epoch().equals(pending.epoch) && pending.offset >= known.offset())) {
+            // Already subscribed, and asking the position only, or at or past what this node gave the session: no
+            // gap, nothing to read.
+            complete(holder, pending, reply, promise, HistoryStore.Recovered.position(known.epoch(), known.offset(),
+                    true, -1), null);
+            return;
+        }
+        if (!holder.rate.tryTake()) {
+            LOG.debug("Recovery of {} refused: the session is past its rate", pending.channel);
+            complete(holder, pending, reply, promise, null, new IllegalStateException("past the recovery rate"));
+            return;
+        }
+        long offset = pending.access.isAllowed() ? pending.offset : -1;
+        ServerSession session = holder.session;
+        int maxMessages = Math.min(config.recoveryMaxMessages(), Math.max(0, session.getMaxQueue()
+                - session.getQueueSize()));
+        long maxBytes = Math.max(0, session.getMaxQueueBytes() - session.getQueueBytes());
+        // One read at a time per session: this one starts when the previous one ended.
+        holder.oneAtATime(() -> reads.recover(pending.channel, offset, pending.epoch, Math.max(1, maxMessages),
+                maxBytes)).whenCompleteAsync((found, failure) -> complete(holder, pending, reply, promise,
+                        failure == null ? holder.allowed(pending, found) : null, failure), executor);
+    }
+
+    private void complete(Holder holder, Pending pending, ServerMessage.Mutable reply, Promise<Boolean> promise,
+            HistoryStore.Recovered found, Throwable failure) {
+        HistoryStore.Recovered usable = null;
+        Floor floor = null;
+        try {
+            Map<String, Object> outcome = new LinkedHashMap<>();
+            boolean accepted = pending.decide();
+            boolean recovered = failure == null && found.recovered() && accepted;
+            if (pending.offset >= 0) {
+                outcome.put(RECOVERED_FIELD, recovered);
             }
-        }, executor);
+            if (failure == null) {
+                outcome.put(Positions.OFFSET_FIELD, found.offset());
+                outcome.put(Positions.EPOCH_FIELD, found.epoch());
+                usable = recovered ? found : null;
+                // The position the reply states: what is at or below it was in the history (or before a
+                // position-only subscribe), and must not come again live from a reader that is behind.
+                if (accepted && (recovered || pending.offset < 0)) {
+                    floor = new Floor(found.offset(), found.epoch());
+                }
+                holder.known.put(pending.channel, new Floor(found.offset(), found.epoch()));
+            } else {
+                LOG.debug("Recovery of {} failed: {}", pending.channel, failure.toString());
+            }
+            reply.getExt(true).put(RECOVERY_FIELD, outcome);
+        } catch (RuntimeException unexpected) {
+            LOG.warn("Recovery of a subscription failed", unexpected);
+        } finally {
+            promise.succeed(true);
+            holder.release(pending, usable, floor);
+        }
     }
 
     /**
      * @return the history entry as a frozen message with its position, or null if it does not parse; parsed once
      *     for all the recoveries that share the read, which then share its encoding too
      */
-    private ServerMessage missed(HistoryStore.Recovered found, int index) {
-        return found.parsed().computeIfAbsent(found.offsets().get(index), offset -> {
+    private ServerMessage missed(HistoryStore.Recovered found, int index, String channel) {
+        ServerMessage parsed = found.parsed().computeIfAbsent(found.offsets().get(index), offset -> {
             byte[] json = found.messages().get(index);
             try {
                 return node.parse(Positions.withPosition(json, offset, found.epoch()));
@@ -184,6 +278,13 @@ final class RecoveryExtension implements ServerExtension {
                 return null;
             }
         });
+        // The live path delivers a message to the subscribers of its own channel; so does recovery: an entry of
+        // another channel in this channel's history (only Redis could have put it there) is not delivered.
+        if (parsed != null && !channel.equals(parsed.getChannel())) {
+            LOG.debug("Recovery of {} skipped a history entry of another channel", channel);
+            return null;
+        }
+        return parsed;
     }
 
     /** One subscription's recovery in progress. */
@@ -191,16 +292,21 @@ final class RecoveryExtension implements ServerExtension {
         final String channel;
         final long offset;
         final String epoch;
+        final HistoryAccess access;
+        /** Whether the session was subscribed to the channel already when it asked. */
+        final boolean alreadySubscribed;
         final ArrayDeque<ServerMessage> held = new ArrayDeque<>();
         boolean holding = true;
         boolean overflowed;
         boolean decided;
         boolean claimed;
 
-        Pending(String channel, long offset, String epoch) {
+        Pending(String channel, long offset, String epoch, HistoryAccess access, boolean alreadySubscribed) {
             this.channel = channel;
             this.offset = offset;
             this.epoch = epoch;
+            this.access = access;
+            this.alreadySubscribed = alreadySubscribed;
         }
 
         /** @return true the first time: one reply answers one recovery */
@@ -231,9 +337,66 @@ final class RecoveryExtension implements ServerExtension {
          * epoch) passes, on unsubscribe, and with the session: at most one per subscribed channel.
          */
         final ConcurrentMap<String, Floor> floors = new ConcurrentHashMap<>();
+        /**
+         * Per channel with a recovering subscription: the last position this node gave the session (in a reply or
+         * a message); a subscribe at or past it has no gap to fill.
+         */
+        final ConcurrentMap<String, Floor> known = new ConcurrentHashMap<>();
+        /** Per channel: Redis's clock at the session's first recovering subscription (its first read), in ms. */
+        final ConcurrentMap<String, Long> firstSubscribed = new ConcurrentHashMap<>();
+        final RecoveryRate rate = new RecoveryRate(config.recoveryRate(), config.recoveryBurst());
+        private final AtomicInteger readsInFlight = new AtomicInteger();
+        /** The session's history read in flight (or done): the next one starts when it ends. Guarded by this. */
+        private CompletableFuture<?> reading = CompletableFuture.completedFuture(null);
 
         Holder(ServerSession session) {
             this.session = session;
+        }
+
+        /** @return the read, started once the session's previous read ended */
+        synchronized <T> CompletableFuture<T> oneAtATime(Supplier<CompletableFuture<T>> read) {
+            CompletableFuture<T> next = reading.handle((ignored, failure) -> null).thenCompose(ignored -> {
+                int now = readsInFlight.incrementAndGet();
+                mostReadsInFlightPerSession.accumulateAndGet(now, Math::max);
+                CompletableFuture<T> started;
+                try {
+                    started = read.get();
+                } catch (RuntimeException failed) {
+                    started = CompletableFuture.failedFuture(failed);
+                }
+                return started.whenComplete((value, failure) -> readsInFlight.decrementAndGet());
+            });
+            reading = next;
+            return next;
+        }
+
+        /**
+         * @return what was found, or "not recovered" if it reaches before what the authorizer let this session read
+         *         (counted back from its first recovering subscription to the channel)
+         */
+        HistoryStore.Recovered allowed(Pending pending, HistoryStore.Recovered found) {
+            long first = firstSubscribed.computeIfAbsent(pending.channel, c -> found.readAt());
+            if (!pending.access.isAllowed() && pending.offset >= 0) {
+                return HistoryStore.Recovered.position(found.epoch(), found.offset(), false, found.readAt());
+            }
+            if (pending.access.isUnbounded() || found.times().isEmpty()) {
+                return found;
+            }
+            long lookBack = pending.access.lookBack().toMillis();
+            long oldestAllowed = first - Math.min(lookBack, first);
+            if (found.times().get(0) < oldestAllowed) {
+                LOG.debug("Recovery of {} refused: it reaches before the session's first subscription",
+                        pending.channel);
+                return HistoryStore.Recovered.position(found.epoch(), found.offset(), false, found.readAt());
+            }
+            return found;
+        }
+
+        /** Forgets what the session knew of a channel it unsubscribed from. */
+        void forget(String channel) {
+            floors.remove(channel);
+            known.remove(channel);
+            firstSubscribed.remove(channel);
         }
 
         void begin(Pending recovery) {
@@ -254,13 +417,13 @@ final class RecoveryExtension implements ServerExtension {
             }
             Pending recovery = pending.get(channel);
             if (recovery == null) {
-                return aboveFloor(channel, message);
+                return remember(channel, aboveFloor(channel, message));
             }
             List<ServerMessage> flush;
             synchronized (recovery) {
                 if (!recovery.holding) {
                     // Released meanwhile; its floor (if any) was set before it stopped holding.
-                    return aboveFloor(channel, message);
+                    return remember(channel, aboveFloor(channel, message));
                 }
                 if (recovery.decided || recovery.held.size() < bufferMax) {
                     recovery.held.add(message);
@@ -278,6 +441,17 @@ final class RecoveryExtension implements ServerExtension {
                 flush.forEach(this::queue);
             } finally {
                 RELEASING.remove();
+            }
+            return message;
+        }
+
+        /** @return the message, after noting its position as the last this node gave the session on its channel */
+        private ServerMessage remember(String channel, ServerMessage message) {
+            if (message != null && known.containsKey(channel)) {
+                Object[] position = Positions.of(message.getExt());
+                if (position != null) {
+                    known.computeIfPresent(channel, (c, was) -> new Floor((Long) position[0], (String) position[1]));
+                }
             }
             return message;
         }
@@ -312,7 +486,7 @@ final class RecoveryExtension implements ServerExtension {
             try {
                 if (found != null) {
                     for (int i = 0; i < found.messages().size(); i++) {
-                        ServerMessage missed = missed(found, i);
+                        ServerMessage missed = missed(found, i, recovery.channel);
                         if (missed != null) {
                             node.deliverTo(session, missed);
                         }

@@ -26,12 +26,15 @@ import java.util.concurrent.CompletableFuture;
  * it) but the epoch is the channel's, each recovery past that offset is read on its own: it may still be covered.</p>
  */
 final class RecoveryReads {
-    /** Reads a channel's history past an offset: the backplane's recovery script. */
+    /** Reads a channel's history past an offset, within a budget: the backplane's paged recovery. */
     interface Reader {
-        CompletableFuture<HistoryStore.Recovered> read(String channel, long offset, String epoch);
+        CompletableFuture<HistoryStore.Recovered> read(String channel, long offset, String epoch, int maxMessages,
+                long maxBytes);
     }
 
-    private record Request(long offset, String epoch, CompletableFuture<HistoryStore.Recovered> result) {
+    /** One recovery's ask: its position and its budget (the session's, {@code RecoveryExtension}). */
+    private record Request(long offset, String epoch, int maxMessages, long maxBytes,
+            CompletableFuture<HistoryStore.Recovered> result) {
     }
 
     /** One channel's recoveries waiting for the next read. */
@@ -53,14 +56,17 @@ final class RecoveryReads {
      * @param channel a plain channel
      * @param offset the last offset the subscriber had, or -1 for the position only
      * @param epoch its epoch
-     * @return what the recovery found, as the recovery script would have answered this one subscriber
+     * @param maxMessages the most messages this recovery may deliver
+     * @param maxBytes the most bytes of messages it may deliver
+     * @return what the recovery found, as a read of its own would have answered this one subscriber
      */
-    CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch) {
+    CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch, int maxMessages,
+            long maxBytes) {
         if (offset < 0) {
             // The position only: nothing is copied, nothing to share.
-            return count(reader.read(channel, offset, epoch));
+            return count(reader.read(channel, offset, epoch, maxMessages, maxBytes));
         }
-        Request request = new Request(offset, epoch, new CompletableFuture<>());
+        Request request = new Request(offset, epoch, maxMessages, maxBytes, new CompletableFuture<>());
         List<Request> batch;
         synchronized (this) {
             Waiting waiting = channels.computeIfAbsent(channel, c -> new Waiting());
@@ -97,13 +103,18 @@ final class RecoveryReads {
         for (Map.Entry<String, List<Request>> group : byEpoch.entrySet()) {
             List<Request> requests = group.getValue();
             long lowest = Long.MAX_VALUE;
+            int maxMessages = 0;
+            long maxBytes = 0;
             for (Request request : requests) {
                 lowest = Math.min(lowest, request.offset());
+                // The largest budget among them: each then takes its slice only if it is within its own.
+                maxMessages = Math.max(maxMessages, request.maxMessages());
+                maxBytes = Math.max(maxBytes, request.maxBytes());
             }
             long from = lowest;
             CompletableFuture<HistoryStore.Recovered> read;
             try {
-                read = count(reader.read(channel, from, group.getKey()));
+                read = count(reader.read(channel, from, group.getKey(), maxMessages, maxBytes));
             } catch (RuntimeException refused) {
                 read = CompletableFuture.failedFuture(refused);
             }
@@ -136,13 +147,13 @@ final class RecoveryReads {
             try {
                 if (failure != null) {
                     request.result().completeExceptionally(failure);
-                } else if (request.offset() == from) {
-                    request.result().complete(found);
                 } else if (found.recovered()) {
-                    request.result().complete(slice(found, request.offset()));
-                } else if (found.epoch().equals(request.epoch()) && request.offset() < found.offset()) {
+                    request.result().complete(withinBudget(slice(found, request.offset()), request));
+                } else if (request.offset() != from && found.epoch().equals(request.epoch())
+                        && request.offset() < found.offset()) {
                     // The history does not reach back to the lowest offset; it may reach back to this one.
-                    count(reader.read(channel, request.offset(), request.epoch())).whenComplete((alone, failed) -> {
+                    count(reader.read(channel, request.offset(), request.epoch(), request.maxMessages(),
+                            request.maxBytes())).whenComplete((alone, failed) -> {
                         if (failed != null) {
                             request.result().completeExceptionally(failed);
                         } else {
@@ -150,10 +161,10 @@ final class RecoveryReads {
                         }
                     });
                 } else {
-                    // Another epoch, or past the top: nothing to recover, as the script would have said.
-                    request.result().complete(new HistoryStore.Recovered(found.epoch(), found.offset(),
-                            found.epoch().equals(request.epoch()) && request.offset() == found.offset(), List.of(),
-                            List.of()));
+                    // Another epoch, past the top, or not recoverable: as a read of its own would have said.
+                    request.result().complete(HistoryStore.Recovered.position(found.epoch(), found.offset(),
+                            found.epoch().equals(request.epoch()) && request.offset() == found.offset(),
+                            found.readAt()));
                 }
             } catch (RuntimeException unexpected) {
                 request.result().completeExceptionally(unexpected);
@@ -164,12 +175,21 @@ final class RecoveryReads {
     /** @return the entries of a recovered read past an offset (offsets are contiguous from the read's start) */
     private static HistoryStore.Recovered slice(HistoryStore.Recovered found, long offset) {
         if (offset >= found.offset()) {
-            return new HistoryStore.Recovered(found.epoch(), found.offset(), offset == found.offset(), List.of(),
-                    List.of());
+            return HistoryStore.Recovered.position(found.epoch(), found.offset(), offset == found.offset(),
+                    found.readAt());
         }
         List<Long> offsets = found.offsets();
         int start = offsets.isEmpty() ? 0 : (int) Math.max(0, Math.min(offsets.size(), offset + 1 - offsets.get(0)));
         return new HistoryStore.Recovered(found.epoch(), found.offset(), true,
-                found.messages().subList(start, offsets.size()), offsets.subList(start, offsets.size()), found.parsed());
+                found.messages().subList(start, offsets.size()), offsets.subList(start, offsets.size()),
+                found.times().subList(start, offsets.size()), found.readAt(), found.parsed());
+    }
+
+    /** @return the slice, or "not recovered" if it is more than this recovery's own budget */
+    private static HistoryStore.Recovered withinBudget(HistoryStore.Recovered slice, Request request) {
+        if (slice.messages().size() <= request.maxMessages() && slice.bytes() <= request.maxBytes()) {
+            return slice;
+        }
+        return HistoryStore.Recovered.position(slice.epoch(), slice.offset(), false, slice.readAt());
     }
 }

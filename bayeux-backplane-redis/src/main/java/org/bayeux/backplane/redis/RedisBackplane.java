@@ -17,6 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import org.bayeux.api.server.HistoryAccess;
+import org.bayeux.api.server.HistoryAuthorizer;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
@@ -70,14 +72,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Retries.</b> A publish whose {@code ext} carries an {@value #IDEMPOTENCY_KEY_FIELD} (a string of 1 to
  * {@value #MAX_IDEMPOTENCY_KEY_LENGTH} characters; a client should use a random one, such as a UUID) is appended by a
- * script that first checks whether that key was seen on that channel within
+ * script that first checks whether that key was seen from the same publishing session on that channel within
  * {@link RedisBackplaneConfig#IDEMPOTENCY_WINDOW}: a retry is then acknowledged without being stored again.</p>
  *
- * <p><b>History and recovery.</b> The publish script also gives the message its channel's next offset (within the
- * channel's epoch) and appends it to the channel's history, bounded per channel pattern
- * ({@link RedisBackplaneConfig#HISTORY_RULES}); every node delivers each message with its position in
- * {@code ext.position}, and a {@link RecoveryExtension} answers subscribes that carry a client's last position with
- * what it missed ({@link HistoryStore}; the wire is in {@code docs/protocol.md}).</p>
+ * <p><b>History and recovery.</b> Off unless {@link RedisBackplaneConfig#HISTORY_RULES} turns it on for a channel
+ * pattern. For such a channel the publish script also gives the message its channel's next offset (within the
+ * channel's epoch) and appends it to the channel's history, bounded per channel in count, age and bytes and per shard
+ * in bytes; every node delivers each message with its position in {@code ext.position}, and a
+ * {@link RecoveryExtension} answers subscribes that carry a client's last position with what it missed, as far back
+ * as the {@link HistoryAuthorizer} allows and within the session's queue ({@link HistoryStore}; the wire is in
+ * {@code docs/protocol.md}, the threat model in {@code docs/security.md}).</p>
  *
  * <p><b>Presence.</b> Who is subscribed to which plain channel, across nodes, with expiry when a node stops
  * refreshing ({@link #presence(String)}, {@link #addPresenceListener}; see {@code Presence}).</p>
@@ -106,6 +110,7 @@ public final class RedisBackplane implements Cluster {
     private final RedisBackplaneConfig config;
     private final StreamShards shards;
     private final HistoryCalls calls;
+    private final HistoryAuthorizer historyAuthorizer;
     private volatile RecoveryExtension recovery;
     private volatile ExecutorService recoveries;
     /** This process's node id in presence entries. */
@@ -137,14 +142,28 @@ public final class RedisBackplane implements Cluster {
     private final RedisSessionStore sessionStore;
 
     /**
+     * A backplane whose sessions read history as far back as {@link RedisBackplaneConfig#HISTORY_LOOK_BACK} before
+     * their first recovering subscription to a channel (by default: only what was published since).
+     *
      * @param config where Redis is, and the bounds
      * @throws org.bayeux.server.config.InvalidConfigurationException if the password file is unsafe or unreadable,
      *         or the credentials contradict the URI (checked now, so that a bad setting stops the start; read again
      *         at {@link #start})
      */
     public RedisBackplane(RedisBackplaneConfig config) {
+        this(config, HistoryAuthorizer.always(HistoryAccess.lookBack(config.historyLookBack())));
+    }
+
+    /**
+     * @param config where Redis is, and the bounds
+     * @param historyAuthorizer decides, for each recovering subscribe to a channel with history, how far back the
+     *        session may read ({@link HistoryAccess}); asked on the thread of the subscribe, must not block
+     * @throws org.bayeux.server.config.InvalidConfigurationException as {@link #RedisBackplane(RedisBackplaneConfig)}
+     */
+    public RedisBackplane(RedisBackplaneConfig config, HistoryAuthorizer historyAuthorizer) {
         this.config = Objects.requireNonNull(config, "config");
         RedisEndpoint.resolve(config);
+        this.historyAuthorizer = Objects.requireNonNull(historyAuthorizer, "historyAuthorizer");
         this.sessionStore = config.sessionStore() ? new RedisSessionStore(config, nodeId) : null;
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
         this.shardReads = new ShardReads(this, shards, config);
@@ -216,7 +235,7 @@ public final class RedisBackplane implements Cluster {
         node.server().addSubscriptionListener(shardReads);
         shardReads.countExisting();
         // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
-        recovery = new RecoveryExtension(this, node, config.recoveryBuffer(), task -> {
+        recovery = new RecoveryExtension(this::recover, node, config, calls.rules(), historyAuthorizer, task -> {
             try {
                 pool.execute(task);
             } catch (RejectedExecutionException stopped) {
@@ -495,10 +514,23 @@ public final class RedisBackplane implements Cluster {
      * @param channel a plain channel
      * @param offset the last offset the subscriber has, or -1 for none
      * @param epoch the epoch of that offset, or "" for none
+     * @param maxMessages the most messages it may deliver
+     * @param maxBytes the most bytes of messages it may deliver
      * @return what Redis has; failed with a {@link ClusterUnavailableException} if Redis is away
      */
-    CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch) {
-        return calls.recover(publishing, channel, offset, epoch);
+    CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch, int maxMessages,
+            long maxBytes) {
+        return calls.recover(publishing, channel, offset, epoch, maxMessages, maxBytes);
+    }
+
+    /** @return the recovery extension while started, else null (for tests) */
+    RecoveryExtension recoveryExtension() {
+        return recovery;
+    }
+
+    /** @return the history calls, for tests (pages and bytes read, the recovery budget) */
+    HistoryCalls historyCalls() {
+        return calls;
     }
 
     @Override
@@ -515,6 +547,7 @@ public final class RedisBackplane implements Cluster {
     /** Builds a backplane for embedding: {@code RedisBackplane.builder().uri("redis://h:6379").build()}. */
     public static final class Builder {
         private final RedisBackplaneConfig.Builder config = RedisBackplaneConfig.builder();
+        private HistoryAuthorizer historyAuthorizer;
 
         private Builder() {
         }
@@ -555,9 +588,30 @@ public final class RedisBackplane implements Cluster {
             return this;
         }
 
+        /**
+         * @param rules {@link RedisBackplaneConfig#HISTORY_RULES}: the channels that keep a history
+         * @return this builder
+         */
+        public Builder historyRules(String rules) {
+            config.historyRules(rules);
+            return this;
+        }
+
+        /**
+         * @param authorizer how far back each recovering session may read (else
+         *        {@link RedisBackplaneConfig#HISTORY_LOOK_BACK} for every session)
+         * @return this builder
+         */
+        public Builder historyAuthorizer(HistoryAuthorizer authorizer) {
+            this.historyAuthorizer = Objects.requireNonNull(authorizer, "authorizer");
+            return this;
+        }
+
         /** @return the backplane, not started: give it to {@code BayeuxEngine.setCluster} */
         public RedisBackplane build() {
-            return new RedisBackplane(config.build());
+            RedisBackplaneConfig built = config.build();
+            return historyAuthorizer == null ? new RedisBackplane(built)
+                    : new RedisBackplane(built, historyAuthorizer);
         }
     }
 }

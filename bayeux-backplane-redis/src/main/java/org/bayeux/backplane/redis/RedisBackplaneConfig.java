@@ -91,31 +91,65 @@ public final class RedisBackplaneConfig extends TypedConfig {
     /** How many messages a channel's history keeps, unless a rule says otherwise. */
     public static final ConfigOption<Integer> HISTORY_SIZE = ConfigOption.integer("historySize", 1000,
             n -> n >= 0 && n <= HistoryRules.MAX_SIZE, "an integer from 0 to 1000000",
-            "How many messages each channel's history keeps (exact XADD MAXLEN), for channels no historyRules rule "
-                    + "matches; 0 keeps none (offsets and epochs are still kept).");
+            "How many messages a channel's history keeps, for the historyRules rules that name no size.");
     /** How long a channel's history keeps a message, unless a rule says otherwise. */
     public static final ConfigOption<Duration> HISTORY_AGE = ConfigOption.duration("historyAge",
             Duration.ofMinutes(10), d -> d.compareTo(HistoryRules.MIN_AGE) >= 0
                     && d.compareTo(HistoryRules.MAX_AGE) <= 0, "a duration from 1s to 30d",
-            "How long each channel's history keeps a message (XTRIM MINID at each publish, and a recovery ignores "
-                    + "older ones), for channels no historyRules rule matches.");
+            "How long a channel's history keeps a message (trimmed at each publish, and a recovery ignores older "
+                    + "ones), for the historyRules rules that name no age.");
     /** Per channel pattern: history size and age. */
     public static final ConfigOption<String> HISTORY_RULES = ConfigOption.text("historyRules", "",
             text -> text.isBlank() || HistoryRules.isValid(text),
-            "rules <pattern>=<size>/<age> separated by commas, such as /chat/**=1000/10m,/ticks/*=0/1s",
-            "History bounds per channel pattern; the first rule that matches a channel applies, else historySize "
-                    + "and historyAge.");
+            "rules <pattern> or <pattern>=<size>/<age> separated by commas, such as /chat/**=1000/10m,/news/*",
+            "The channels that keep a history (and so positions and recovery): the first rule that matches a channel "
+                    + "applies (a size of 0 turns history off for it); a channel no rule matches keeps none. A rule "
+                    + "without =<size>/<age> takes historySize and historyAge. Empty (the default): no history.");
     /** How long a channel's epoch and offset outlive its last publish. */
     public static final ConfigOption<Duration> HISTORY_META_TTL = ConfigOption.duration("historyMetaTtl",
             Duration.ofDays(7), d -> d.compareTo(Duration.ofMinutes(1)) >= 0 && d.compareTo(Duration.ofDays(365)) <= 0,
             "a duration from 1m to 365d",
-            "How long Redis keeps a channel's epoch and last offset after its last publish or recovery; when they "
+            "How long Redis keeps a channel's epoch and last offset after its last publish; when they "
                     + "expire the channel starts a new epoch, and clients holding an older position get "
                     + "recovered: false. Keep it longer than historyAge and than clients stay away.");
+    /** The most bytes of messages one channel's history keeps. */
+    public static final ConfigOption<Integer> HISTORY_MAX_BYTES = ConfigOption.integer("historyMaxBytes",
+            8 * 1024 * 1024, n -> n >= 1024 && n <= 1 << 30, "an integer from 1024 to 1073741824",
+            "The most bytes of messages (JSON) one channel's history keeps; the oldest go first. A message larger "
+                    + "than this is published but not kept (a recovery across it answers recovered: false).");
+    /** The most bytes of messages the histories of one shard keep together. */
+    public static final ConfigOption<Integer> HISTORY_SHARD_MAX_BYTES = ConfigOption.integer("historyShardMaxBytes",
+            256 * 1024 * 1024, n -> n >= 1024, "an integer from 1024 to 2147483647",
+            "The most bytes of messages the histories of all the channels of one shard keep together (the Redis "
+                    + "memory history may take is about shards × this); past it, the histories of the shard's "
+                    + "channels that would expire first are dropped whole.");
+    /** How far back a session may read history, by default. */
+    public static final ConfigOption<Duration> HISTORY_LOOK_BACK = ConfigOption.duration("historyLookBack",
+            Duration.ZERO, d -> !d.isNegative() && d.compareTo(HistoryRules.MAX_AGE) <= 0, "a duration from 0s to 30d",
+            "When the application gives no HistoryAuthorizer: how long before its first recovering subscription to "
+                    + "a channel a session may read that channel's history. 0s: only what was published since (gaps "
+                    + "of a live session); a client that re-handshakes after an outage recovers only with a look-back "
+                    + "about as long as the outage.");
+    /** The most recoveries reading Redis at once, per node. */
+    public static final ConfigOption<Integer> RECOVERY_CONCURRENCY = ConfigOption.integer("recoveryConcurrency", 8,
+            n -> n >= 1 && n <= 1024, "an integer from 1 to 1024",
+            "The most recoveries of this node reading history from Redis at once (on its one connection); the "
+                    + "others wait their turn, so that recoveries cannot crowd out publishes and stream reads.");
+    /** How many recoveries a session may start per second, after its burst. */
+    public static final ConfigOption<Integer> RECOVERY_RATE = ConfigOption.integer("recoveryRate", 10,
+            n -> n >= 1 && n <= 10_000, "an integer from 1 to 10000",
+            "How many history reads a session may start per second once its recoveryBurst is spent; a subscribe "
+                    + "past it is answered recovered: false without reading.");
+    /** How many recoveries a session may start at once. */
+    public static final ConfigOption<Integer> RECOVERY_BURST = ConfigOption.integer("recoveryBurst", 100,
+            n -> n >= 1 && n <= 100_000, "an integer from 1 to 100000",
+            "How many history reads a session may start in a burst (a client resubscribing to all its channels "
+                    + "after a re-handshake); refilled at recoveryRate. A session runs one read at a time.");
     /** The most messages one recovery sends. */
     public static final ConfigOption<Integer> RECOVERY_MAX_MESSAGES = ConfigOption.integer("recoveryMaxMessages",
             1000, n -> n >= 1 && n <= 100_000, "an integer from 1 to 100000",
-            "The most messages a subscribe recovers; a client that missed more is told recovered: false.");
+            "The most messages a subscribe recovers; a client that missed more is told recovered: false. A "
+                    + "recovery is also bounded in bytes by the session's maxQueueBytes.");
     /** The most live messages held back per subscription while its history is read. */
     public static final ConfigOption<Integer> RECOVERY_BUFFER = ConfigOption.integer("recoveryBuffer", 10_000,
             n -> n >= 1 && n <= 1_000_000, "an integer from 1 to 1000000",
@@ -166,7 +200,8 @@ public final class RedisBackplaneConfig extends TypedConfig {
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, USERNAME, PASSWORD_FILE, TLS_CA_FILE,
             TLS_VERIFY, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
             OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
-            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, PRESENCE_TTL,
+            HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, HISTORY_MAX_BYTES, HISTORY_SHARD_MAX_BYTES, HISTORY_LOOK_BACK,
+            RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, RECOVERY_CONCURRENCY, RECOVERY_RATE, RECOVERY_BURST, PRESENCE_TTL,
             SHARD_READ_GRACE, SESSION_STORE, SESSION_KEY_FILE, SESSION_WRITE_DELAY, SESSION_REFRESH);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
@@ -339,6 +374,36 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(HISTORY_META_TTL);
     }
 
+    /** @return {@link #HISTORY_MAX_BYTES} */
+    public int historyMaxBytes() {
+        return get(HISTORY_MAX_BYTES);
+    }
+
+    /** @return {@link #HISTORY_SHARD_MAX_BYTES} */
+    public int historyShardMaxBytes() {
+        return get(HISTORY_SHARD_MAX_BYTES);
+    }
+
+    /** @return {@link #HISTORY_LOOK_BACK} */
+    public Duration historyLookBack() {
+        return get(HISTORY_LOOK_BACK);
+    }
+
+    /** @return {@link #RECOVERY_CONCURRENCY} */
+    public int recoveryConcurrency() {
+        return get(RECOVERY_CONCURRENCY);
+    }
+
+    /** @return {@link #RECOVERY_RATE} */
+    public int recoveryRate() {
+        return get(RECOVERY_RATE);
+    }
+
+    /** @return {@link #RECOVERY_BURST} */
+    public int recoveryBurst() {
+        return get(RECOVERY_BURST);
+    }
+
     /** @return {@link #RECOVERY_MAX_MESSAGES} */
     public int recoveryMaxMessages() {
         return get(RECOVERY_MAX_MESSAGES);
@@ -451,6 +516,33 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder historyRules(String rules) {
             return set(HISTORY_RULES, rules);
+        }
+
+        /**
+         * @param channelMaxBytes {@link #HISTORY_MAX_BYTES}
+         * @param shardMaxBytes {@link #HISTORY_SHARD_MAX_BYTES}
+         * @return this builder
+         */
+        public Builder historyMaxBytes(int channelMaxBytes, int shardMaxBytes) {
+            return set(HISTORY_MAX_BYTES, channelMaxBytes).set(HISTORY_SHARD_MAX_BYTES, shardMaxBytes);
+        }
+
+        /**
+         * @param lookBack {@link #HISTORY_LOOK_BACK}
+         * @return this builder
+         */
+        public Builder historyLookBack(Duration lookBack) {
+            return set(HISTORY_LOOK_BACK, lookBack);
+        }
+
+        /**
+         * @param concurrency {@link #RECOVERY_CONCURRENCY}
+         * @param rate {@link #RECOVERY_RATE}
+         * @param burst {@link #RECOVERY_BURST}
+         * @return this builder
+         */
+        public Builder recoveryLimits(int concurrency, int rate, int burst) {
+            return set(RECOVERY_CONCURRENCY, concurrency).set(RECOVERY_RATE, rate).set(RECOVERY_BURST, burst);
         }
 
         /**

@@ -8,8 +8,8 @@ import java.util.Map;
  * The fan-out streams and which channel goes to which: {@code <prefix>:fanout:{<n>}}, n from 0, chosen by
  * {@link String#hashCode()} of the channel name, which the Java language fixes, so that every node, whatever its
  * JVM, puts a channel in the same stream. The shard number is the key's hash tag: on a Redis Cluster each stream
- * lives on the master of its tag's slot. A publish's idempotency key lives beside its channel's stream:
- * {@code <prefix>:idem:{<n>}:<channel length>:<channel>:<key>}; so do its history
+ * lives on the master of its tag's slot. A publish's idempotency key lives beside its channel's stream, scoped to its
+ * publisher: {@code <prefix>:idem:{<n>}:<channel length>:<channel>:<publisher digest>:<key>}; so do its history
  * ({@code <prefix>:history:{<n>}:<channel length>:<channel>}, a stream) and its position
  * ({@code <prefix>:meta:{<n>}:<channel length>:<channel>}, a hash of epoch and last offset): one publish script
  * touches them all with the fan-out stream, which Redis Cluster allows only within one hash slot, and which makes the
@@ -40,11 +40,29 @@ final class StreamShards {
     }
 
     /**
+     * @param publisher the publisher's digest ({@code HistoryCalls#publisherDigest}): another publisher's same key
+     *        is another key
      * @return the key that remembers a publish's idempotency key on a channel: in the hash tag of the channel's
      *         stream, so that one script can check it and append (one slot on a Redis Cluster)
      */
-    String idempotencyKeyOf(String channel, String idempotencyKey) {
-        return prefix + ":idem:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel + ":" + idempotencyKey;
+    String idempotencyKeyOf(String channel, String publisher, String idempotencyKey) {
+        return prefix + ":idem:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel + ":" + publisher + ":"
+                + idempotencyKey;
+    }
+
+    /** @return the hash of a shard's history bytes: one field per channel with history, and {@code total} */
+    String historyBytesKeyOf(int shard) {
+        return prefix + ":history-bytes:{" + shard + "}";
+    }
+
+    /** @return the sorted set of a shard's channels with history, by when their history expires (ms) */
+    String historyExpiryKeyOf(int shard) {
+        return prefix + ":history-expiry:{" + shard + "}";
+    }
+
+    /** @return what a history key of a shard starts with, before {@code <channel length>:<channel>} */
+    String historyKeyPrefixOf(int shard) {
+        return prefix + ":history:{" + shard + "}:";
     }
 
     /** @return the hash holding a channel's epoch ({@code e}) and last offset ({@code o}) */
@@ -54,7 +72,7 @@ final class StreamShards {
 
     /** @return the stream holding a channel's history */
     String historyKeyOf(String channel) {
-        return prefix + ":history:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;
+        return historyKeyPrefixOf(shardOf(channel)) + channel.length() + ":" + channel;
     }
 
     /** @return the hash of a channel's present sessions: session id to node id */

@@ -37,15 +37,19 @@ class PositionsTest {
     }
 
     @Test
-    void historyRulesApplyFirstMatchElseTheDefaults() {
-        HistoryRules rules = new HistoryRules(HistoryRules.parse("/chat/**=50/1m, /ticks/*=0/1s"), 1000,
+    void historyRulesApplyFirstMatchElseNoHistory() {
+        HistoryRules rules = new HistoryRules(HistoryRules.parse("/chat/**=50/1m, /ticks/*=0/1s, /news/**"), 1000,
                 Duration.ofMinutes(10));
         assertThat(rules.ruleFor("/chat/a/b").size()).isEqualTo(50);
         assertThat(rules.ruleFor("/chat/a/b").age()).isEqualTo(Duration.ofMinutes(1));
         assertThat(rules.ruleFor("/ticks/x").size()).isZero();
-        assertThat(rules.ruleFor("/ticks/x/y").size()).isEqualTo(1000);
+        assertThat(rules.keepsHistory("/ticks/x/y")).as("no rule: no history").isFalse();
+        assertThat(rules.ruleFor("/news/a/b").size()).as("a rule without bounds takes the defaults").isEqualTo(1000);
+        assertThat(rules.ruleFor("/news/a/b").age()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(rules.any()).isTrue();
+        assertThat(new HistoryRules(HistoryRules.parse(" "), 1000, Duration.ofMinutes(10)).any()).isFalse();
         assertThat(HistoryRules.parse(" ")).isEmpty();
-        for (String bad : List.of("/chat/**", "/chat=x/1m", "/chat=10/forever", "/meta/x=1/1s", "chat=1/1s",
+        for (String bad : List.of("chat/**", "/chat=x/1m", "/chat=10/forever", "/meta/x=1/1s", "chat=1/1s",
                 "/a=-1/1s", "/a=1/0s")) {
             assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("historyRules", bad)))
                     .as(bad).isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("historyRules");

@@ -15,7 +15,7 @@ class RecoveryReadsTest {
     }
 
     private final List<Read> reads = new ArrayList<>();
-    private final RecoveryReads shared = new RecoveryReads((channel, offset, epoch) -> {
+    private final RecoveryReads shared = new RecoveryReads((channel, offset, epoch, maxMessages, maxBytes) -> {
         Read read = new Read(channel, offset, epoch, new CompletableFuture<>());
         reads.add(read);
         return read.result();
@@ -24,7 +24,7 @@ class RecoveryReadsTest {
     /** What the script answers for a history holding offsets first..top of epoch "e". */
     private static HistoryStore.Recovered history(long since, long first, long top) {
         if (since < first - 1) {
-            return new HistoryStore.Recovered("e", top, false, List.of(), List.of());
+            return HistoryStore.Recovered.position("e", top, false, 0);
         }
         List<byte[]> messages = new ArrayList<>();
         List<Long> offsets = new ArrayList<>();
@@ -32,7 +32,7 @@ class RecoveryReadsTest {
             messages.add(("m" + offset).getBytes(StandardCharsets.UTF_8));
             offsets.add(offset);
         }
-        return new HistoryStore.Recovered("e", top, true, messages, offsets);
+        return new HistoryStore.Recovered("e", top, true, messages, offsets, offsets.stream().map(o -> 0L).toList(), 0);
     }
 
     private static List<Long> offsets(CompletableFuture<HistoryStore.Recovered> result) {
@@ -41,12 +41,12 @@ class RecoveryReadsTest {
 
     @Test
     void recoveriesThatWaitWhileAReadIsInFlightShareTheNextOneFromTheLowestOffset() {
-        CompletableFuture<HistoryStore.Recovered> first = shared.recover("/a", 5, "e");
+        CompletableFuture<HistoryStore.Recovered> first = shared.recover("/a", 5, "e", 1000, 1 << 20);
         assertThat(reads).hasSize(1);
-        CompletableFuture<HistoryStore.Recovered> second = shared.recover("/a", 7, "e");
-        CompletableFuture<HistoryStore.Recovered> third = shared.recover("/a", 6, "e");
-        CompletableFuture<HistoryStore.Recovered> atTop = shared.recover("/a", 10, "e");
-        CompletableFuture<HistoryStore.Recovered> other = shared.recover("/b", 1, "e");
+        CompletableFuture<HistoryStore.Recovered> second = shared.recover("/a", 7, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> third = shared.recover("/a", 6, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> atTop = shared.recover("/a", 10, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> other = shared.recover("/b", 1, "e", 1000, 1 << 20);
         assertThat(reads).as("one in flight per channel").hasSize(2);
 
         reads.get(0).result().complete(history(5, 1, 10));
@@ -68,16 +68,16 @@ class RecoveryReadsTest {
 
     @Test
     void whenTheHistoryDoesNotReachTheLowestOffsetTheOthersAreReadAlone() {
-        shared.recover("/a", 9, "e");
-        CompletableFuture<HistoryStore.Recovered> old = shared.recover("/a", 1, "e");
-        CompletableFuture<HistoryStore.Recovered> recent = shared.recover("/a", 8, "e");
-        CompletableFuture<HistoryStore.Recovered> otherEpoch = shared.recover("/a", 8, "x");
+        shared.recover("/a", 9, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> old = shared.recover("/a", 1, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> recent = shared.recover("/a", 8, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> otherEpoch = shared.recover("/a", 8, "x", 1000, 1 << 20);
         reads.get(0).result().complete(history(9, 5, 10));
         assertThat(reads).as("one read per epoch asked").hasSize(3);
         Read shared1 = reads.stream().filter(r -> r.epoch().equals("e") && r.offset() == 1).findFirst().orElseThrow();
         Read epochX = reads.stream().filter(r -> r.epoch().equals("x")).findFirst().orElseThrow();
         shared1.result().complete(history(1, 5, 10));
-        epochX.result().complete(new HistoryStore.Recovered("e", 10, false, List.of(), List.of()));
+        epochX.result().complete(HistoryStore.Recovered.position("e", 10, false, 0));
 
         assertThat(old.join().recovered()).isFalse();
         assertThat(reads.get(reads.size() - 1).offset()).as("8 is read on its own").isEqualTo(8);
@@ -88,13 +88,13 @@ class RecoveryReadsTest {
 
     @Test
     void aFailedReadFailsEveryRecoveryItServedAndTheNextOnesReadAgain() {
-        shared.recover("/a", 1, "e");
-        CompletableFuture<HistoryStore.Recovered> waiting = shared.recover("/a", 2, "e");
+        shared.recover("/a", 1, "e", 1000, 1 << 20);
+        CompletableFuture<HistoryStore.Recovered> waiting = shared.recover("/a", 2, "e", 1000, 1 << 20);
         reads.get(0).result().completeExceptionally(new IllegalStateException("Redis away"));
         assertThat(reads).hasSize(2);
         reads.get(1).result().completeExceptionally(new IllegalStateException("Redis away"));
         assertThat(waiting).isCompletedExceptionally();
-        CompletableFuture<HistoryStore.Recovered> later = shared.recover("/a", 2, "e");
+        CompletableFuture<HistoryStore.Recovered> later = shared.recover("/a", 2, "e", 1000, 1 << 20);
         assertThat(reads).hasSize(3);
         reads.get(2).result().complete(history(2, 1, 3));
         assertThat(offsets(later)).containsExactly(3L);

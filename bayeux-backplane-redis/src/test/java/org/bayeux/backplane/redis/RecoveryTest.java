@@ -55,10 +55,21 @@ class RecoveryTest {
         // A short maxInterval: a client cut off for a couple of seconds loses its session and handshakes again.
         Node node = fixture.node(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
                 .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build(),
-                new RedisBackplane(backplaneConfig.uri(fixture.redis().uri()).operationTimeout(Duration.ofSeconds(2))
+                new RedisBackplane(withHistory(backplaneConfig).uri(fixture.redis().uri()).operationTimeout(Duration.ofSeconds(2))
                         .build()));
         nodes.add(node);
         return node;
+    }
+
+    /**
+     * History is opt-in: on for /chat/** unless the test names its own rules; and a client that comes back after its
+     * session expired recovers what was published while it was away (a look-back longer than any outage here).
+     */
+    private static RedisBackplaneConfig.Builder withHistory(RedisBackplaneConfig.Builder config) {
+        if (config.build().historyRules().isBlank()) {
+            config.historyRules("/chat/**");
+        }
+        return config.historyLookBack(Duration.ofMinutes(10));
     }
 
     private Node node() throws Exception {

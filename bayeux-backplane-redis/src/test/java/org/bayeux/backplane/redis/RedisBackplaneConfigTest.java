@@ -79,7 +79,9 @@ class RedisBackplaneConfigTest {
         assertThat(shards.indexOf("other")).isEqualTo(-1);
         String stream = shards.keyOf("/chat/room");
         String tag = stream.substring(stream.indexOf('{'));
-        assertThat(shards.idempotencyKeyOf("/chat/room", "k1")).as("same slot as the channel's stream")
-                .isEqualTo("bayeux:idem:" + tag + ":10:/chat/room:k1");
+        assertThat(shards.idempotencyKeyOf("/chat/room", "p1", "k1")).as("same slot as the channel's stream")
+                .isEqualTo("bayeux:idem:" + tag + ":10:/chat/room:p1:k1");
+        assertThat(HistoryCalls.publisherDigest("client-1")).as("a digest, not the clientId")
+                .doesNotContain("client-1").hasSize(22).isNotEqualTo(HistoryCalls.publisherDigest("client-2"));
     }
 }

@@ -37,8 +37,9 @@ class RedisClusterMasterDownTest {
     }
 
     private String node() throws Exception {
+        // History on: the test finds a channel's master by its history key.
         RedisBackplane backplane = new RedisBackplane(RedisBackplaneConfig.builder().uri(cluster.uri())
-                .operationTimeout(Duration.ofSeconds(2)).build());
+                .historyRules("/chat/**").operationTimeout(Duration.ofSeconds(2)).build());
         backplanes.add(backplane);
         return fixture.node(BayeuxServerConfig.defaults(), backplane).url();
     }

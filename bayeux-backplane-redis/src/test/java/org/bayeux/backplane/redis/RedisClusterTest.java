@@ -59,8 +59,8 @@ class RedisClusterTest {
         // A short maxInterval: a client cut off for a couple of seconds loses its session and handshakes again.
         return fixture.node(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
                 .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build(),
-                new RedisBackplane(RedisBackplaneConfig.builder().uri(cluster.uri())
-                        .set(RedisBackplaneConfig.KEY_PREFIX, prefix).operationTimeout(Duration.ofSeconds(5)).build()));
+                new RedisBackplane(RedisBackplaneConfig.builder().uri(cluster.uri()).historyRules("/chat/**")
+                        .historyLookBack(Duration.ofMinutes(10)).set(RedisBackplaneConfig.KEY_PREFIX, prefix).operationTimeout(Duration.ofSeconds(5)).build()));
     }
 
     private BayeuxClient client(String url) throws Exception {

@@ -39,7 +39,7 @@ class RedisSessionStoreClusterTest {
     void sessionsSpreadOverTheMastersAndAreReadExactlyFromAnotherStore() throws Exception {
         RedisClusterProcess cluster = RedisClusterProcess.start();
         started.add(cluster);
-        RedisBackplaneConfig config = RedisBackplaneConfig.builder().uri(cluster.uri())
+        RedisBackplaneConfig config = RedisBackplaneConfig.builder().uri(cluster.uri()).historyRules("/chat/**")
                 .operationTimeout(Duration.ofSeconds(5))
                 .sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1)).build();
         RedisSessionStore writer = new RedisSessionStore(config, "writer");

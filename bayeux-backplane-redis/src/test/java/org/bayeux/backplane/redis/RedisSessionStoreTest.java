@@ -47,7 +47,7 @@ class RedisSessionStoreTest {
     }
 
     private RedisBackplaneConfig.Builder storing(String uri) {
-        return fixture.config().uri(uri).sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1));
+        return fixture.config().uri(uri).historyRules("/chat/**").sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1));
     }
 
     private BackplaneFixture.Node node(RedisBackplaneConfig config, Duration maxInterval) throws Exception {
@@ -219,7 +219,7 @@ class RedisSessionStoreTest {
     void aStoreThatCannotReachRedisDelaysNoDeliveryAndCatchesUpWhenItCan() throws Exception {
         TcpProxy toRedis = fixture.closing(new TcpProxy(fixture.redis().port()));
         // The backplane reaches Redis directly; only the session store goes through the proxy.
-        RedisBackplaneConfig config = fixture.config().build();
+        RedisBackplaneConfig config = fixture.config().historyRules("/chat/**").build();
         RedisSessionStore store = fixture.closing(new RedisSessionStore(
                 storing("redis://127.0.0.1:" + toRedis.port()).build(), "a"));
         RedisBackplane backplane = new RedisBackplane(config);
