@@ -16,6 +16,8 @@ import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
+import org.bayeux.transport.http.CookieBinding;
+import org.bayeux.transport.http.SessionBinding;
 import org.bayeux.transport.http.SessionLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -156,7 +158,8 @@ public final class SocketCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
-        if (!transport.requiresBinding()) {
+        CookieBinding binding = transport.binding();
+        if (binding.mode() == SessionBinding.NONE) {
             return true;
         }
         synchronized (this) {
@@ -164,14 +167,15 @@ public final class SocketCarrier implements Carrier {
                 return true;
             }
         }
-        // Another socket of the same browser (a reconnection) may take the session over; nothing else may, except a
-        // socket opened without a cookie just before its client's first handshake over HTTP (FirstSocketAdoptions).
-        String owner = engine.browserOf(session);
-        if (browserId != null && browserId.equals(owner)) {
+        // Another socket of the same browser (a reconnection) may take the session over; a cookie given on this
+        // upgrade's response was not sent by the client and shows nothing.
+        if (binding.mayCarry(session, browserIdGiven ? null : browserId)) {
             return true;
         }
-        // Only a socket given its cookie on upgrade came without one from a trusted origin: one from an origin allowed
-        // only by "*" (any site's page) may adopt nothing.
+        // A socket opened without a cookie just before its client's first handshake over HTTP may, once, whether or
+        // not the client has shown its cookie over HTTP since (FirstSocketAdoptions); only one given its cookie on
+        // upgrade came without one from a trusted origin: one from an origin allowed only by "*" (any site's page)
+        // may adopt nothing.
         return browserIdGiven && transport.adoptions().adopt(session, remoteAddress);
     }
 
@@ -182,7 +186,7 @@ public final class SocketCarrier implements Carrier {
             admission.bind(session);
         }
         if (engine.browserOf(session) == null) {
-            engine.bindToBrowser(session, browserId);
+            transport.binding().bind(session, browserId, !browserIdGiven);
         }
         transport.adoptions().carriedBySocket(session);
         boolean carried;
