@@ -56,7 +56,8 @@ class CookielessSessionTest {
             server.engine.addExtension(new AcknowledgedMessagesExtension());
             MetaCounter meta = new MetaCounter();
             server.engine.addExtension(meta);
-            int total = CUTS * PER_ROUND;
+            // A last round after the last cut: the client cannot have everything, and leave, before that cut.
+            int total = (CUTS + 1) * PER_ROUND;
             NodeScenario run = NodeScenario.start("cometd-js", server.proxiedUrl(), "websocket", "feed",
                     Map.of("channel", "/cut/a", "count", total, "wait", 60000, "options", "{\"ack\":true}"));
             ServerSession session = server.awaitSubscriber("/cut/a", null);
@@ -72,6 +73,9 @@ class CookielessSessionTest {
                 Awaitility.await("connect after cut " + cut).atMost(30, TimeUnit.SECONDS)
                         .pollInterval(Duration.ofMillis(10))
                         .until(() -> meta.connects.get() > connectsBefore && server.engine.isConnectHeld(session));
+            }
+            for (int i = 0; i < PER_ROUND; i++) {
+                server.publish("/cut/a", Map.of("seq", seq++));
             }
             Map<String, Object> result = run.resultAfterConnectionsCut(RUN_LIMIT);
 
