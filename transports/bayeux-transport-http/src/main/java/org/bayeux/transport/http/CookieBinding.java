@@ -5,7 +5,8 @@ import org.bayeux.server.transport.TransportEngine;
 
 /**
  * The rule of {@link SessionBinding} that both transports apply: whether a carrier that presents a given browser
- * cookie may act as a session, and when a session's cookie counts as shown.
+ * cookie may act as a session, and when a session's cookie counts as shown. The cookie given to the socket that adopted
+ * a session ({@link FirstSocketAdoptions}) vouches for it as its own cookie does.
  *
  * <p>"Shown" means the client sent the cookie: a cookie the server sets on a handshake's reply or an upgrade's
  * response may never come back (clients that keep no cookies), so insisting on it from then on would cut such a
@@ -15,6 +16,7 @@ import org.bayeux.server.transport.TransportEngine;
 public final class CookieBinding {
     private final TransportEngine engine;
     private final SessionBinding mode;
+    private final FirstSocketAdoptions adoptions;
 
     /**
      * @param engine the engine that records each session's cookie and whether it was shown
@@ -23,6 +25,7 @@ public final class CookieBinding {
     public CookieBinding(TransportEngine engine, SessionBinding mode) {
         this.engine = engine;
         this.mode = mode;
+        this.adoptions = FirstSocketAdoptions.of(engine);
     }
 
     /** @return the binding mode */
@@ -58,7 +61,8 @@ public final class CookieBinding {
         if (mode == SessionBinding.NONE) {
             return true;
         }
-        if (presentedCookie != null && presentedCookie.equals(engine.browserOf(session))) {
+        if (presentedCookie != null && (presentedCookie.equals(engine.browserOf(session))
+                || presentedCookie.equals(adoptions.adoptedCookie(session)))) {
             engine.browserCookieShown(session);
             return true;
         }

@@ -172,11 +172,18 @@ public final class SocketCarrier implements Carrier {
         if (binding.mayCarry(session, browserIdGiven ? null : browserId)) {
             return true;
         }
+        // The cookie given on this upgrade went to this socket's client: a session bound to it since (its client's
+        // handshake over HTTP with that cookie) is this client's, though the cookie was not shown here.
+        String given = browserIdGiven ? browserId : null;
+        if (given != null && (given.equals(engine.browserOf(session))
+                || given.equals(transport.adoptions().adoptedCookie(session)))) {
+            return true;
+        }
         // A socket opened without a cookie just before its client's first handshake over HTTP may, once, whether or
         // not the client has shown its cookie over HTTP since (FirstSocketAdoptions); only one given its cookie on
         // upgrade came without one from a trusted origin: one from an origin allowed only by "*" (any site's page)
         // may adopt nothing.
-        return browserIdGiven && transport.adoptions().adopt(session, remoteAddress);
+        return browserIdGiven && transport.adoptions().adopt(session, remoteAddress, browserId);
     }
 
     @Override

@@ -30,6 +30,8 @@ import org.eclipse.jetty.websocket.client.ClientUpgradeRequest;
 import org.eclipse.jetty.websocket.client.WebSocketClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Session binding (issue 16, item 3): a victim's clientId, stolen by an attacker who does not have the victim's
@@ -339,6 +341,57 @@ class SessionBindingTest {
         WsClient cookieless = socket(null);
         cookieless.clientId = cookied.clientId;
         assertUnknownSession(cookieless.connectNow());
+    }
+
+    /**
+     * Faye's cookie race made deterministic, in the order that cost it a 402 under strict binding: its socket opens
+     * without a cookie and is given one (G); its handshake over HTTP is given another (B) and its first connect shows
+     * B; the socket then carries the session; and from then on Faye's jar holds G, the cookie that arrived last, on
+     * its requests and its next sockets. Each step must be accepted, in both modes that bind.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SessionBinding.class, names = {"COOKIE_ONCE_SHOWN", "STRICT"})
+    void fayesEarlySocketAndItsCookieNeverRaceIntoA402(SessionBinding mode) throws Exception {
+        start(mode);
+        WsClient early = socket(null);
+        String given = cookieSetOn(early);
+        assertThat(given).as("the upgrade gave the socket a cookie").isNotNull();
+        HttpPeer faye = new HttpPeer(null).handshake();
+        assertThat(faye.cookie).as("the handshake's own cookie").isNotNull().isNotEqualTo(given);
+        assertThat(server.engine.hasShownBrowserCookie(session(faye.clientId))).isTrue();
+
+        early.clientId = faye.clientId;
+        List<Map<String, Object>> adopted = early.connectNow();
+        assertThat(adopted.get(adopted.size() - 1)).containsEntry("successful", true);
+        assertThat(early.subscribe("/chat/a")).containsEntry("successful", true);
+
+        faye.cookie = given;
+        List<Map<String, Object>> overHttp = faye.call("[{\"channel\":\"/chat/a\",\"data\":1,\"clientId\":\""
+                + faye.clientId + "\"}]");
+        assertThat(overHttp).filteredOn(m -> m.containsKey("successful"))
+                .allSatisfy(reply -> assertThat(reply).containsEntry("successful", true));
+        early.drop();
+        WsClient next = socket(given);
+        next.clientId = faye.clientId;
+        List<Map<String, Object>> resumed = next.connectNow();
+        assertThat(resumed.get(resumed.size() - 1)).containsEntry("successful", true);
+        // Still nobody else's: a cookie-less socket and a stranger's cookie are refused.
+        WsClient stranger = socket("someoneelse12345");
+        stranger.clientId = faye.clientId;
+        assertUnknownSession(stranger.connectNow());
+        WsClient cookieless = socket(null);
+        cookieless.clientId = faye.clientId;
+        assertUnknownSession(cookieless.connectNow());
+    }
+
+    /** @return the browser cookie the socket's upgrade response set, or null */
+    private static String cookieSetOn(WsClient socket) {
+        String setCookie = socket.session().getUpgradeResponse().getHeader("Set-Cookie");
+        if (setCookie == null || !setCookie.startsWith(COOKIE + "=")) {
+            return null;
+        }
+        int end = setCookie.indexOf(';');
+        return setCookie.substring(COOKIE.length() + 1, end < 0 ? setCookie.length() : end);
     }
 
     /** A socket from an origin allowed only by "*" is any site's page: its cookie proves nothing, and it adopts nothing. */
