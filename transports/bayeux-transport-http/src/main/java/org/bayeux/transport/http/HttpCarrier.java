@@ -176,8 +176,13 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
-        // A cookie this request's reply is about to set was not sent by the client: it shows nothing.
-        return transport.binding().mayCarry(session, setBrowserCookie ? null : browserId);
+        if (setBrowserCookie) {
+            // The cookie this request's reply is about to set was not sent by the client, so it shows nothing; but a
+            // session its handshake bound to it, earlier in this batch, is this client's.
+            return browserId.equals(transport.engine().browserOf(session))
+                    || transport.binding().mayCarry(session, null);
+        }
+        return transport.binding().mayCarry(session, browserId);
     }
 
     /** The client went away or the exchange failed before the response: the sessions it carried must know. */
