@@ -61,11 +61,20 @@ public final class CookieBinding {
         if (mode == SessionBinding.NONE) {
             return true;
         }
-        if (presentedCookie != null && (presentedCookie.equals(engine.browserOf(session))
-                || presentedCookie.equals(adoptions.adoptedCookie(session)))) {
+        if (vouchesFor(session, presentedCookie)) {
             engine.browserCookieShown(session);
             return true;
         }
         return mode == SessionBinding.COOKIE_ONCE_SHOWN && !engine.hasShownBrowserCookie(session);
+    }
+
+    /**
+     * @param session a session
+     * @param cookie a browser cookie, or null
+     * @return true if the cookie is the session's own, or the one given to the socket that adopted it
+     */
+    public boolean vouchesFor(ServerSession session, String cookie) {
+        return cookie != null && (cookie.equals(engine.browserOf(session))
+                || cookie.equals(adoptions.adoptedCookie(session)));
     }
 }

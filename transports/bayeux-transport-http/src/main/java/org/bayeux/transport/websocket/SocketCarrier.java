@@ -167,23 +167,24 @@ public final class SocketCarrier implements Carrier {
                 return true;
             }
         }
-        // Another socket of the same browser (a reconnection) may take the session over; a cookie given on this
-        // upgrade's response was not sent by the client and shows nothing.
-        if (binding.mayCarry(session, browserIdGiven ? null : browserId)) {
-            return true;
-        }
-        // The cookie given on this upgrade went to this socket's client: a session bound to it since (its client's
-        // handshake over HTTP with that cookie) is this client's, though the cookie was not shown here.
-        String given = browserIdGiven ? browserId : null;
-        if (given != null && (given.equals(engine.browserOf(session))
-                || given.equals(transport.adoptions().adoptedCookie(session)))) {
+        // Another socket of the same browser (a reconnection) may take the session over. A cookie given on this
+        // upgrade went to this socket's client: a session bound to it since (its client's handshake over HTTP with
+        // that cookie) is this client's, though the client has not shown the cookie here.
+        if (binding.vouchesFor(session, browserId)) {
+            if (!browserIdGiven) {
+                engine.browserCookieShown(session);
+            }
             return true;
         }
         // A socket opened without a cookie just before its client's first handshake over HTTP may, once, whether or
-        // not the client has shown its cookie over HTTP since (FirstSocketAdoptions); only one given its cookie on
-        // upgrade came without one from a trusted origin: one from an origin allowed only by "*" (any site's page)
-        // may adopt nothing.
-        return browserIdGiven && transport.adoptions().adopt(session, remoteAddress, browserId);
+        // not the client has shown its cookie over HTTP since (FirstSocketAdoptions). Asked before the mode's own
+        // rule, so that the cookie this socket was given vouches for the session from now on, whichever cookie the
+        // client keeps. Only a socket given its cookie on upgrade came without one from a trusted origin: one from
+        // an origin allowed only by "*" (any site's page) may adopt nothing.
+        if (browserIdGiven && transport.adoptions().adopt(session, remoteAddress, browserId)) {
+            return true;
+        }
+        return binding.mayCarry(session, null);
     }
 
     @Override

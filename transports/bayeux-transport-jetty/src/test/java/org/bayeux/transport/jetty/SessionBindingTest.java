@@ -31,7 +31,7 @@ import org.eclipse.jetty.websocket.client.WebSocketClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Session binding (issue 16, item 3): a victim's clientId, stolen by an attacker who does not have the victim's
@@ -349,19 +349,30 @@ class SessionBindingTest {
      * B; the socket then carries the session; and from then on Faye's jar holds G, the cookie that arrived last, on
      * its requests and its next sockets. Each step must be accepted, in both modes that bind.
      */
-    @ParameterizedTest
-    @EnumSource(value = SessionBinding.class, names = {"COOKIE_ONCE_SHOWN", "STRICT"})
-    void fayesEarlySocketAndItsCookieNeverRaceIntoA402(SessionBinding mode) throws Exception {
+    @ParameterizedTest(name = "{0}, socket first: {1}")
+    @CsvSource({"COOKIE_ONCE_SHOWN,false", "COOKIE_ONCE_SHOWN,true", "STRICT,false", "STRICT,true"})
+    void fayesEarlySocketAndItsCookieNeverRaceIntoA402(SessionBinding mode, boolean socketFirst) throws Exception {
         start(mode);
         WsClient early = socket(null);
         String given = cookieSetOn(early);
         assertThat(given).as("the upgrade gave the socket a cookie").isNotNull();
-        HttpPeer faye = new HttpPeer(null).handshake();
+        HttpPeer faye = new HttpPeer(null);
+        Map<String, Object> handshake = faye.call("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"long-polling\",\"websocket\"]}]").get(0);
+        faye.clientId = (String) handshake.get("clientId");
         assertThat(faye.cookie).as("the handshake's own cookie").isNotNull().isNotEqualTo(given);
-        assertThat(server.engine.hasShownBrowserCookie(session(faye.clientId))).isTrue();
-
         early.clientId = faye.clientId;
-        List<Map<String, Object>> adopted = early.connectNow();
+        String showTheCookie = connect(faye.clientId, ",\"advice\":{\"timeout\":0}");
+        List<Map<String, Object>> adopted;
+        if (socketFirst) {
+            // The socket names the session before the handshake's cookie comes back over HTTP.
+            adopted = early.connectNow();
+            assertThat(faye.call(showTheCookie).get(0)).containsEntry("successful", true);
+        } else {
+            assertThat(faye.call(showTheCookie).get(0)).containsEntry("successful", true);
+            adopted = early.connectNow();
+        }
+        assertThat(server.engine.hasShownBrowserCookie(session(faye.clientId))).isTrue();
         assertThat(adopted.get(adopted.size() - 1)).containsEntry("successful", true);
         assertThat(early.subscribe("/chat/a")).containsEntry("successful", true);
 
