@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * any session that is not an authenticated peer, whatever policy the application sets later.</p>
  *
  * <p>The policy accepts a verified peer's handshake without asking the application's policy (a node has no user
- * credentials), marks its session and pins it to the connection it joined on; anything else goes to the application's policy.</p>
+ * credentials), marks its session and pins it to the connection it joined on; anything else goes to the
+ * application's policy.</p>
  */
 final class OortGate implements ServerExtension {
     private static final Logger LOG = LoggerFactory.getLogger(OortGate.class);

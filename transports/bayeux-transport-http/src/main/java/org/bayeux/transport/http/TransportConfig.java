@@ -38,12 +38,12 @@ public final class TransportConfig extends TypedConfig {
     /** How a session is bound to its client. */
     public static final ConfigOption<SessionBinding> SESSION_BINDING = ConfigOption.choice("sessionBinding",
             SessionBinding.class, SessionBinding.COOKIE_ONCE_SHOWN,
-            "What a message naming a session's clientId must also show. COOKIE_ONCE_SHOWN: once the session's client "
-                    + "has sent its BAYEUX_BROWSER cookie back (on a request or WebSocket upgrade), that cookie or the "
-                    + "socket carrying the session; before, nothing (clients that keep no cookies keep their sessions). "
-                    + "STRICT: from the handshake, the cookie (HTTP) or the socket or cookie (WebSocket); cookie-less "
-                    + "clients lose their session on every new socket. NONE: the clientId alone. A foreign clientId "
-                    + "gets 402::session_unknown. See docs/security.md.");
+            "What a message naming a session's clientId must also show. COOKIE_ONCE_SHOWN: once the session's "
+                    + "client has sent its BAYEUX_BROWSER cookie back (on a request or WebSocket upgrade), that cookie "
+                    + "or the socket carrying the session; before, nothing (clients that keep no cookies keep their "
+                    + "sessions). STRICT: from the handshake, the cookie (HTTP) or the socket or cookie (WebSocket); "
+                    + "cookie-less clients lose their session on every new socket. NONE: the clientId alone. A "
+                    + "foreign clientId gets 402::session_unknown. See docs/security.md.");
     /** The older switch for binding: false is {@link SessionBinding#NONE} whatever {@link #SESSION_BINDING} says. */
     public static final ConfigOption<Boolean> REQUIRE_BROWSER_COOKIE = ConfigOption.bool("requireBrowserCookie", true,
             "Kept for existing configurations: false turns session binding off (sessionBinding=NONE, whatever "

@@ -58,7 +58,8 @@ class SessionBindingTest {
     private void start(SessionBinding mode, boolean requireBrowserCookie, String... allowedOrigins) throws Exception {
         server = new HttpTestServer("jackson", engine -> engine.timeout(Duration.ofMillis(TIMEOUT_MS)),
                 transport -> transport.set(TransportConfig.SESSION_BINDING, mode)
-                        .set(TransportConfig.REQUIRE_BROWSER_COOKIE, requireBrowserCookie).allowedOrigins(allowedOrigins));
+                        .set(TransportConfig.REQUIRE_BROWSER_COOKIE, requireBrowserCookie)
+                        .allowedOrigins(allowedOrigins));
         bare = new HttpClient();
         bare.setHttpCookieStore(new HttpCookieStore.Empty());
         bare.start();
