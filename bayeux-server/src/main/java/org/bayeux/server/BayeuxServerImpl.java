@@ -383,6 +383,11 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     }
 
     @Override
+    public boolean isPinned(ServerSession session) {
+        return session instanceof ServerSessionImpl impl && impl.isPinRequested();
+    }
+
+    @Override
     public boolean isConnectHeld(ServerSession session) {
         return ((ServerSessionImpl) session).holdsConnect();
     }

@@ -68,11 +68,18 @@ abstract class SessionSettings implements ServerSession {
         pinRequested = true;
     }
 
+    /** @return true if the session was asked to be pinned ({@link #requestPin()}) */
+    boolean isPinRequested() {
+        return pinRequested;
+    }
+
     /**
-     * @param carrier the carrier of the session's handshake, if a pin was requested; only the first call counts
+     * @param carrier the carrier of the session's handshake, if a pin was requested; only the first call counts, and
+     *        only a persistent connection (a WebSocket) is pinned to: over HTTP the transports bind the session to its
+     *        cookie instead ({@link org.bayeux.server.transport.TransportEngine#isPinned})
      */
     void pinTo(Carrier carrier) {
-        if (pinRequested && pinnedCarrier == null) {
+        if (pinRequested && pinnedCarrier == null && carrier.isPersistentConnection()) {
             pinnedCarrier = carrier;
         }
     }

@@ -133,11 +133,18 @@ public interface TransportEngine {
      * carrier (one WebSocket), and answered from any other, whatever cookie it shows, exactly as one naming an unknown
      * session ({@code 402::session_unknown}). To be called while the handshake is being decided (a handshake
      * extension or {@code SecurityPolicy.canHandshake}); the pin takes hold when the handshake succeeds, and outlives
-     * nothing: when that carrier ends, the session can only expire, and its client must handshake again. A carrier
-     * that answers one request (HTTP) carries no later message, so a session pinned over HTTP carries nothing after
-     * its handshake: pin only sessions whose client handshakes over a socket.
+     * nothing: when that carrier ends, the session can only expire, and its client must handshake again. A session
+     * handshaken over HTTP, where each request is a carrier of its own ({@link Carrier#isPersistentConnection()}
+     * false), is instead bound strictly to the browser cookie of its handshake, whatever the binding mode, and carried
+     * by no socket.
      *
      * @param session the session being handshaken
      */
     void pinToHandshakeCarrier(ServerSession session);
+
+    /**
+     * @param session a session
+     * @return true if it was {@link #pinToHandshakeCarrier pinned}: transports then let no other carrier take it
+     */
+    boolean isPinned(ServerSession session);
 }

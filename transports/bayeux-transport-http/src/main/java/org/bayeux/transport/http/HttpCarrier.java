@@ -176,6 +176,11 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
+        if (transport.engine().isPinned(session)) {
+            // Pinned over HTTP (over WebSocket the engine refuses every other carrier): its handshake's cookie, as
+            // strictly as can be, whatever the mode.
+            return browserId != null && browserId.equals(transport.engine().browserOf(session));
+        }
         if (setBrowserCookie) {
             // The cookie this request's reply is about to set was not sent by the client, so it shows nothing; but a
             // session its handshake bound to it, earlier in this batch, is this client's.

@@ -109,6 +109,11 @@ public final class SocketCarrier implements Carrier {
     }
 
     @Override
+    public boolean isPersistentConnection() {
+        return true;
+    }
+
+    @Override
     public int maxResponseBytes() {
         // The engine then never hands over more queued messages than fit one frame, connect replies included
         // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
@@ -158,14 +163,18 @@ public final class SocketCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
-        CookieBinding binding = transport.binding();
-        if (binding.mode() == SessionBinding.NONE) {
-            return true;
-        }
         synchronized (this) {
             if (attached.contains(session)) {
                 return true;
             }
+        }
+        if (engine.isPinned(session)) {
+            // Pinned: to its handshake's socket, which the engine checks, or, handshaken over HTTP, to no socket.
+            return false;
+        }
+        CookieBinding binding = transport.binding();
+        if (binding.mode() == SessionBinding.NONE) {
+            return true;
         }
         // Another socket of the same browser (a reconnection) may take the session over. A cookie given on this
         // upgrade went to this socket's client: a session bound to it since (its client's handshake over HTTP with

@@ -590,6 +590,39 @@ class SessionBindingTest {
         assertUnknownSession(again.connectNow());
     }
 
+    /**
+     * A session pinned but handshaken over long-polling (an Oort link refused WebSocket) has no one connection: it is
+     * bound to its handshake's cookie, strictly, whatever the mode, and no socket may take it, even with that cookie.
+     */
+    @Test
+    void aSessionPinnedOverLongPollingNeedsItsCookieAndNoSocketMayTakeIt() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        pinOnRequest();
+        HttpPeer link = new HttpPeer(null);
+        Map<String, Object> handshake = link.call("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"long-polling\"],\"ext\":{\"pin\":true}}]").get(0);
+        assertThat(handshake).containsEntry("successful", true);
+        link.clientId = (String) handshake.get("clientId");
+        assertThat(link.cookie).isNotNull();
+
+        // Before its cookie came back, an unpinned session would be found by clientId alone; a pinned one is not.
+        HttpPeer cookieless = new HttpPeer(null);
+        for (String attempt : hijackAttempts(link.clientId, "long-polling")) {
+            assertUnknownSession(cookieless.call(attempt));
+        }
+        List<Map<String, Object>> own = link.call(connect(link.clientId, ",\"advice\":{\"timeout\":0}"));
+        assertThat(own.get(own.size() - 1)).containsEntry("successful", true);
+        for (String cookie : new String[] {null, link.cookie}) {
+            WsClient socket = socket(cookie);
+            for (String attempt : hijackAttempts(link.clientId, "websocket")) {
+                assertUnknownSession(socket.call(attempt));
+            }
+            socket.close();
+        }
+        List<Map<String, Object>> again = link.call(connect(link.clientId, ",\"advice\":{\"timeout\":0}"));
+        assertThat(again.get(again.size() - 1)).containsEntry("successful", true);
+    }
+
     /** Pinning is per session: the same client's unpinned sessions move between sockets as the mode allows. */
     @Test
     void anUnpinnedSessionOfTheSameClientStillMovesToANewSocket() throws Exception {
