@@ -364,6 +364,30 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     }
 
     @Override
+    public void browserCookieShown(ServerSession session) {
+        if (session instanceof ServerSessionImpl impl) {
+            impl.browserCookieShown();
+        }
+    }
+
+    @Override
+    public boolean hasShownBrowserCookie(ServerSession session) {
+        return session instanceof ServerSessionImpl impl && impl.hasShownBrowserCookie();
+    }
+
+    @Override
+    public void pinToHandshakeCarrier(ServerSession session) {
+        if (session instanceof ServerSessionImpl impl) {
+            impl.requestPin();
+        }
+    }
+
+    @Override
+    public boolean isPinned(ServerSession session) {
+        return session instanceof ServerSessionImpl impl && impl.isPinRequested();
+    }
+
+    @Override
     public boolean isConnectHeld(ServerSession session) {
         return ((ServerSessionImpl) session).holdsConnect();
     }

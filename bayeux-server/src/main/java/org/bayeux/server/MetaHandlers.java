@@ -79,6 +79,7 @@ final class MetaHandlers {
             if (local != null) {
                 session.connect(reply, 0, false, carrier);
             } else {
+                session.pinTo(carrier);
                 carrier.attach(session);
             }
             reply.setSuccessful(true);

@@ -70,7 +70,8 @@ final class SessionRegistry {
     /**
      * Finds the session a message names, if the carrier it arrived on may act as that session: a local session only
      * through its own in-process carrier, a remote one never through it, and only through a carrier that
-     * {@link Carrier#mayCarry(ServerSession) may carry} it. Anything else is as unknown as a made-up id.
+     * {@link Carrier#mayCarry(ServerSession) may carry} it; a session pinned to its handshake's carrier only through
+     * that one. Anything else is as unknown as a made-up id.
      *
      * @param clientId the message's {@code clientId}, may be null
      * @param carrier what the message arrived on
@@ -82,7 +83,9 @@ final class SessionRegistry {
             return null;
         }
         boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
-        if (session.isLocalSession() != inProcess || !(inProcess || carrier.mayCarry(session))) {
+        Carrier pinned = session.pinnedCarrier();
+        if (session.isLocalSession() != inProcess || pinned != null && pinned != carrier
+                || !(inProcess || carrier.mayCarry(session))) {
             foreignClientIds.increment();
             LOG.debug("Refused a message naming session {} on a carrier it does not belong to: {}", clientId, carrier);
             return null;

@@ -6,6 +6,7 @@ import java.util.Set;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.support.Attributes;
 import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.server.transport.Carrier;
 
 /**
  * The per-session settings and attributes of a {@link ServerSessionImpl}: each falls back to the server's
@@ -24,6 +25,12 @@ abstract class SessionSettings implements ServerSession {
     private final Attributes attributes = new Attributes();
     /** The browser (cookie value) the session was created from, set once by the transport; null if none. */
     private volatile String browserId;
+    /** Whether the client ever presented {@link #browserId} itself (a cookie the server gave proves nothing). */
+    private volatile boolean browserCookieShown;
+    /** Asked during the handshake: the session is to be carried by its handshake's carrier only. */
+    private volatile boolean pinRequested;
+    /** The carrier the session is pinned to, set once when its handshake completes; null if none. */
+    private volatile Carrier pinnedCarrier;
     /** Made on the session's first channel creation: most sessions create none. */
     private volatile Limits.CreationBudget creationBudget;
 
@@ -42,6 +49,44 @@ abstract class SessionSettings implements ServerSession {
         if (browserId == null) {
             browserId = browser;
         }
+    }
+
+    /** @return true once the client has presented the browser cookie the session is bound to */
+    boolean hasShownBrowserCookie() {
+        return browserCookieShown;
+    }
+
+    /** The client presented the browser cookie the session is bound to: from now on it must, always. */
+    void browserCookieShown() {
+        if (!browserCookieShown) {
+            browserCookieShown = true;
+        }
+    }
+
+    /** Asks that the session be carried only by the carrier that completes its handshake. */
+    void requestPin() {
+        pinRequested = true;
+    }
+
+    /** @return true if the session was asked to be pinned ({@link #requestPin()}) */
+    boolean isPinRequested() {
+        return pinRequested;
+    }
+
+    /**
+     * @param carrier the carrier of the session's handshake, if a pin was requested; only the first call counts, and
+     *        only a persistent connection (a WebSocket) is pinned to: over HTTP the transports bind the session to its
+     *        cookie instead ({@link org.bayeux.server.transport.TransportEngine#isPinned})
+     */
+    void pinTo(Carrier carrier) {
+        if (pinRequested && pinnedCarrier == null && carrier.isPersistentConnection()) {
+            pinnedCarrier = carrier;
+        }
+    }
+
+    /** @return the carrier the session is pinned to, or null */
+    Carrier pinnedCarrier() {
+        return pinnedCarrier;
     }
 
     /** @return this session's budget of channel creations, made on first use */

@@ -25,15 +25,13 @@ class NodeClientTest {
 
     /**
      * The transport configuration of a scenario in which a socket is lost and the session must carry on over a new
-     * one. The CometD JS client on Node.js opens its sockets with the {@code ws} package, which sends no cookies: a
-     * new socket cannot prove it belongs to the session (session binding, docs/transports.md), so by default the
-     * client is told {@code 402::session_unknown} and handshakes again, losing what was in flight. These scenarios
-     * test continuity across sockets, so they run with binding off ({@code requireBrowserCookie=false}), as a
-     * deployment serving such clients over WebSocket would. Browsers and Faye send the cookie and need nothing.
+     * one: the defaults. The CometD JS client on Node.js opens its sockets with the {@code ws} package, which sends
+     * no cookies; at the default session binding ({@code COOKIE_ONCE_SHOWN}) a session whose client never sent its
+     * cookie back is found by its clientId alone, so the new socket carries it (under {@code STRICT} it would get
+     * {@code 402::session_unknown} and handshake again).
      */
     static TransportConfig sessionSurvivesNewSocket(String client, String transport) {
-        boolean cookielessSockets = "cometd-js".equals(client) && "websocket".equals(transport);
-        return TransportConfig.builder().set(TransportConfig.REQUIRE_BROWSER_COOKIE, !cookielessSockets).build();
+        return TransportConfig.defaults();
     }
 
     static Stream<Arguments> cometdJs() {

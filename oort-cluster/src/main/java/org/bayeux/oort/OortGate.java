@@ -11,6 +11,7 @@ import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.BayeuxEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * any session that is not an authenticated peer, whatever policy the application sets later.</p>
  *
  * <p>The policy accepts a verified peer's handshake without asking the application's policy (a node has no user
- * credentials) and marks its session; anything else goes to the application's policy.</p>
+ * credentials), marks its session and pins it to the connection it joined on; anything else goes to the
+ * application's policy.</p>
  */
 final class OortGate implements ServerExtension {
     private static final Logger LOG = LoggerFactory.getLogger(OortGate.class);
@@ -111,7 +113,10 @@ final class OortGate implements ServerExtension {
                 Promise<Boolean> promise) {
             Map<String, Object> ext = message.getExt();
             Object claim = ext == null ? null : ext.get(JoinProof.EXT);
-            if (claim instanceof JoinProof.Peer peer) {
+            if (claim instanceof JoinProof.Peer peer && server instanceof BayeuxEngine engine) {
+                // Only the connection that joined may act as the peer: no other socket, and no request with its
+                // cookie, however the link's cookie and clientId were learnt.
+                engine.pinToHandshakeCarrier(session);
                 session.setAttribute(PEER_ATTRIBUTE, peer);
                 promise.succeed(true);
             } else if (claim != null) {

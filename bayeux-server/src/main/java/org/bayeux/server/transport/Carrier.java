@@ -29,6 +29,15 @@ public interface Carrier {
     boolean pushesWhileHeld();
 
     /**
+     * @return true if this carrier is one connection that carries its client's later batches too (a WebSocket), so
+     *         that a session may be pinned to it ({@link TransportEngine#pinToHandshakeCarrier}); false if it carries
+     *         one batch (an HTTP request)
+     */
+    default boolean isPersistentConnection() {
+        return false;
+    }
+
+    /**
      * @return true if queued messages may ride along with replies to messages other than {@code /meta/connect}
      */
     boolean allowsPiggyback();

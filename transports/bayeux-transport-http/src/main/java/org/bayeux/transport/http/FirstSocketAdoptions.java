@@ -17,13 +17,20 @@ import org.bayeux.server.transport.TransportEngine;
  * from the same remote address as the handshake, may carry it from then on; the mark is then gone, and so it is once
  * any socket has carried the session. Any other socket is refused as usual: a stolen {@code clientId} is worth
  * something only from the victim's own address, before the victim's own socket has named it, which in practice is
- * the few milliseconds between Faye's handshake reply and its first connect.</p>
+ * the few milliseconds between Faye's handshake reply and its first connect. The cookie the adopting socket was given
+ * on its upgrade then vouches for the session as the handshake's does: Faye's jar keeps whichever of the two arrived
+ * last and sends it on its later requests and sockets, so either must work, whatever order they arrived in.</p>
  *
  * <p>One instance serves every transport of an engine ({@link #of(TransportEngine)}).</p>
  */
 public final class FirstSocketAdoptions {
     /** Session id to the remote address of its handshake. */
     private final ConcurrentHashMap<String, String> awaiting = new ConcurrentHashMap<>();
+    /**
+     * Session id to the cookie given on the upgrade of the socket that adopted it: Faye's jar may keep that cookie
+     * rather than its handshake's, and send it on its later requests and sockets.
+     */
+    private final ConcurrentHashMap<String, String> adoptedCookies = new ConcurrentHashMap<>();
 
     /**
      * @param engine the engine whose transports share the marks
@@ -44,7 +51,10 @@ public final class FirstSocketAdoptions {
             return;
         }
         awaiting.put(session.getId(), address);
-        session.addRemovedListener((removed, message, expired) -> awaiting.remove(removed.getId()));
+        session.addRemovedListener((removed, message, expired) -> {
+            awaiting.remove(removed.getId());
+            adoptedCookies.remove(removed.getId());
+        });
         if (!session.isHandshook()) {
             awaiting.remove(session.getId());
         }
@@ -60,7 +70,39 @@ public final class FirstSocketAdoptions {
      * @return true if the socket adopts the session
      */
     public boolean adopt(ServerSession session, String socketAddress) {
-        return socketAddress != null && awaiting.remove(session.getId(), socketAddress);
+        return adopt(session, socketAddress, null);
+    }
+
+    /**
+     * As {@link #adopt(ServerSession, String)}; when the socket adopts the session, the cookie its upgrade was given
+     * vouches for the session too from then on ({@link #adoptedCookie(ServerSession)}): the server gave it to the
+     * client that now carries the session, and a client whose jar keeps it (Faye) sends it on its next requests.
+     *
+     * @param session the session named
+     * @param socketAddress the socket's remote address, or null
+     * @param givenCookie the cookie the socket's upgrade response set, or null
+     * @return true if the socket adopts the session
+     */
+    public boolean adopt(ServerSession session, String socketAddress, String givenCookie) {
+        if (socketAddress == null || !awaiting.remove(session.getId(), socketAddress)) {
+            return false;
+        }
+        if (givenCookie != null) {
+            adoptedCookies.put(session.getId(), givenCookie);
+            if (!session.isHandshook()) {
+                // Removed meanwhile: its listener may have run before the put.
+                adoptedCookies.remove(session.getId());
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param session a session
+     * @return the cookie given to the socket that adopted it, which vouches for it as its own cookie does; or null
+     */
+    public String adoptedCookie(ServerSession session) {
+        return adoptedCookies.isEmpty() ? null : adoptedCookies.get(session.getId());
     }
 
     /**

@@ -153,15 +153,17 @@ final class HttpCarrier implements Carrier {
     public void attach(ServerSession session) {
         if (transport.engine().browserOf(session) == null) {
             // The session's handshake: it belongs to this request's browser, given a cookie now if it has none.
-            if (browserId == null) {
+            boolean presented = browserId != null;
+            if (!presented) {
                 browserId = transport.browsers().newBrowserId();
                 setBrowserCookie = true;
-                if (transport.config().get(TransportConfig.REQUIRE_BROWSER_COOKIE)) {
-                    // A socket the client opened before it had the cookie may still take the session (Faye).
+                if (transport.binding().mode() != SessionBinding.NONE) {
+                    // A socket the client opened before it had the cookie may still take the session (Faye), even
+                    // once the client has shown the cookie over HTTP.
                     transport.adoptions().awaitSocket(session, exchange.remoteAddress());
                 }
             }
-            transport.engine().bindToBrowser(session, browserId);
+            transport.binding().bind(session, browserId, presented);
             SessionLimits.Admission admitted = admission;
             if (admitted != null) {
                 admitted.bind(session);
@@ -174,11 +176,18 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
-        if (!transport.config().get(TransportConfig.REQUIRE_BROWSER_COOKIE)) {
-            return true;
+        if (transport.engine().isPinned(session)) {
+            // Pinned over HTTP (over WebSocket the engine refuses every other carrier): its handshake's cookie, as
+            // strictly as can be, whatever the mode.
+            return browserId != null && browserId.equals(transport.engine().browserOf(session));
         }
-        String owner = transport.engine().browserOf(session);
-        return owner != null && owner.equals(browserId);
+        if (setBrowserCookie) {
+            // The cookie this request's reply is about to set was not sent by the client, so it shows nothing; but a
+            // session its handshake bound to it, earlier in this batch, is this client's.
+            return browserId.equals(transport.engine().browserOf(session))
+                    || transport.binding().mayCarry(session, null);
+        }
+        return transport.binding().mayCarry(session, browserId);
     }
 
     /** The client went away or the exchange failed before the response: the sessions it carried must know. */

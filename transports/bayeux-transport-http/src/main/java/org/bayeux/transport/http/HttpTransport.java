@@ -36,6 +36,7 @@ public final class HttpTransport {
     private final BrowserRegistry browsers;
     private final SessionLimits limits;
     private final FirstSocketAdoptions adoptions;
+    private final CookieBinding binding;
 
     /**
      * @param engine the engine
@@ -48,6 +49,7 @@ public final class HttpTransport {
         this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
         this.limits = SessionLimits.of(engine, config);
         this.adoptions = FirstSocketAdoptions.of(engine);
+        this.binding = new CookieBinding(engine, config.sessionBinding());
     }
 
     /** @return the transport names this HTTP transport serves, in advertising order */
@@ -75,6 +77,11 @@ public final class HttpTransport {
 
     FirstSocketAdoptions adoptions() {
         return adoptions;
+    }
+
+    /** @return how sessions are bound to their browser cookie */
+    CookieBinding binding() {
+        return binding;
     }
 
     /** @return the caps on sessions per browser and per address, and their counters */

@@ -35,12 +35,19 @@ public final class TransportConfig extends TypedConfig {
     /** Whether the browser cookie is marked for cross-site use. */
     public static final ConfigOption<Boolean> BROWSER_COOKIE_CROSS_SITE = ConfigOption.bool("browserCookieCrossSite",
             false, "Adds SameSite=None; Secure to the browser cookie, for pages served from another site (needs HTTPS).");
-    /** Whether a session is bound to the browser cookie (HTTP) or socket (WebSocket) it was created on. */
+    /** How a session is bound to its client. */
+    public static final ConfigOption<SessionBinding> SESSION_BINDING = ConfigOption.choice("sessionBinding",
+            SessionBinding.class, SessionBinding.COOKIE_ONCE_SHOWN,
+            "What a message naming a session's clientId must also show. COOKIE_ONCE_SHOWN: once the session's "
+                    + "client has sent its BAYEUX_BROWSER cookie back (on a request or WebSocket upgrade), that cookie "
+                    + "or the socket carrying the session; before, nothing (clients that keep no cookies keep their "
+                    + "sessions). STRICT: from the handshake, the cookie (HTTP) or the socket or cookie (WebSocket); "
+                    + "cookie-less clients lose their session on every new socket. NONE: the clientId alone. A "
+                    + "foreign clientId gets 402::session_unknown. See docs/security.md.");
+    /** The older switch for binding: false is {@link SessionBinding#NONE} whatever {@link #SESSION_BINDING} says. */
     public static final ConfigOption<Boolean> REQUIRE_BROWSER_COOKIE = ConfigOption.bool("requireBrowserCookie", true,
-            "Binds each session to its client: over HTTP a clientId is accepted only with the browser cookie the session "
-                    + "was created with; over WebSocket only on the socket that carries it or with that cookie. A foreign "
-                    + "clientId gets 402::session_unknown. false finds sessions by clientId alone, for cross-origin "
-                    + "long-polling clients that lose cookies.");
+            "Kept for existing configurations: false turns session binding off (sessionBinding=NONE, whatever "
+                    + "sessionBinding says); true leaves it to sessionBinding.");
     /** How many live sessions one browser cookie may have. */
     public static final ConfigOption<Integer> MAX_SESSIONS_PER_COOKIE = ConfigOption.integer("maxSessionsPerCookie", 100,
             n -> n >= -1, "an integer, -1 for no limit",
@@ -99,7 +106,8 @@ public final class TransportConfig extends TypedConfig {
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(ALLOWED_ORIGINS, MAX_SESSIONS_PER_BROWSER,
-            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, REQUIRE_BROWSER_COOKIE,
+            MULTI_SESSION_INTERVAL, BROWSER_COOKIE_NAME, BROWSER_COOKIE_CROSS_SITE, SESSION_BINDING,
+            REQUIRE_BROWSER_COOKIE,
             MAX_SESSIONS_PER_COOKIE, MAX_SESSIONS_PER_ADDRESS, MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND,
             DUPLICATE_CONNECT_STATUS, HTTP_MAX_RESPONSE, CALLBACK_POLLING, WEBSOCKET, WS_IDLE_TIMEOUT,
             WS_HANDSHAKE_TIMEOUT, WS_DEFLATE_MIN_SIZE, WS_MAX_FRAME, WS_WRITE_STALL_TIMEOUT);
@@ -130,6 +138,14 @@ public final class TransportConfig extends TypedConfig {
     /** @return the options as a Markdown table */
     public static String markdownTable() {
         return ConfigOptions.markdownTable(OPTIONS);
+    }
+
+    /**
+     * @return how sessions are bound: {@link #SESSION_BINDING}, or {@link SessionBinding#NONE} when
+     *         {@link #REQUIRE_BROWSER_COOKIE} is false
+     */
+    public SessionBinding sessionBinding() {
+        return get(REQUIRE_BROWSER_COOKIE) ? get(SESSION_BINDING) : SessionBinding.NONE;
     }
 
     /** @return {@link #ALLOWED_ORIGINS} */

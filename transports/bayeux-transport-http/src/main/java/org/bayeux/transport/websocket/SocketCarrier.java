@@ -16,6 +16,8 @@ import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
+import org.bayeux.transport.http.CookieBinding;
+import org.bayeux.transport.http.SessionBinding;
 import org.bayeux.transport.http.SessionLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +109,11 @@ public final class SocketCarrier implements Carrier {
     }
 
     @Override
+    public boolean isPersistentConnection() {
+        return true;
+    }
+
+    @Override
     public int maxResponseBytes() {
         // The engine then never hands over more queued messages than fit one frame, connect replies included
         // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
@@ -156,23 +163,37 @@ public final class SocketCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
-        if (!transport.requiresBinding()) {
-            return true;
-        }
         synchronized (this) {
             if (attached.contains(session)) {
                 return true;
             }
         }
-        // Another socket of the same browser (a reconnection) may take the session over; nothing else may, except a
-        // socket opened without a cookie just before its client's first handshake over HTTP (FirstSocketAdoptions).
-        String owner = engine.browserOf(session);
-        if (browserId != null && browserId.equals(owner)) {
+        if (engine.isPinned(session)) {
+            // Pinned: to its handshake's socket, which the engine checks, or, handshaken over HTTP, to no socket.
+            return false;
+        }
+        CookieBinding binding = transport.binding();
+        if (binding.mode() == SessionBinding.NONE) {
             return true;
         }
-        // Only a socket given its cookie on upgrade came without one from a trusted origin: one from an origin allowed
-        // only by "*" (any site's page) may adopt nothing.
-        return browserIdGiven && transport.adoptions().adopt(session, remoteAddress);
+        // Another socket of the same browser (a reconnection) may take the session over. A cookie given on this
+        // upgrade went to this socket's client: a session bound to it since (its client's handshake over HTTP with
+        // that cookie) is this client's, though the client has not shown the cookie here.
+        if (binding.vouchesFor(session, browserId)) {
+            if (!browserIdGiven) {
+                engine.browserCookieShown(session);
+            }
+            return true;
+        }
+        // A socket opened without a cookie just before its client's first handshake over HTTP may, once, whether or
+        // not the client has shown its cookie over HTTP since (FirstSocketAdoptions). Asked before the mode's own
+        // rule, so that the cookie this socket was given vouches for the session from now on, whichever cookie the
+        // client keeps. Only a socket given its cookie on upgrade came without one from a trusted origin: one from
+        // an origin allowed only by "*" (any site's page) may adopt nothing.
+        if (browserIdGiven && transport.adoptions().adopt(session, remoteAddress, browserId)) {
+            return true;
+        }
+        return binding.mayCarry(session, null);
     }
 
     @Override
@@ -182,7 +203,7 @@ public final class SocketCarrier implements Carrier {
             admission.bind(session);
         }
         if (engine.browserOf(session) == null) {
-            engine.bindToBrowser(session, browserId);
+            transport.binding().bind(session, browserId, !browserIdGiven);
         }
         transport.adoptions().carriedBySocket(session);
         boolean carried;

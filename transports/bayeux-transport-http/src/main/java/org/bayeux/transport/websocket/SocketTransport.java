@@ -10,8 +10,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.transport.http.BrowserRegistry;
+import org.bayeux.transport.http.CookieBinding;
 import org.bayeux.transport.http.Cors;
 import org.bayeux.transport.http.FirstSocketAdoptions;
+import org.bayeux.transport.http.SessionBinding;
 import org.bayeux.transport.http.SessionLimits;
 import org.bayeux.transport.http.TransportConfig;
 import org.slf4j.Logger;
@@ -41,7 +43,7 @@ public final class SocketTransport {
     private final Duration writeStallTimeout;
     private final LongAdder slowPeerDrops = new LongAdder();
     private final LongAdder writeStallDrops = new LongAdder();
-    private final boolean requireBinding;
+    private final CookieBinding binding;
     private final SessionLimits limits;
     private final FirstSocketAdoptions adoptions;
 
@@ -60,14 +62,14 @@ public final class SocketTransport {
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
         this.handshakeTimeout = config.get(TransportConfig.WS_HANDSHAKE_TIMEOUT);
         this.writeStallTimeout = config.get(TransportConfig.WS_WRITE_STALL_TIMEOUT);
-        this.requireBinding = config.get(TransportConfig.REQUIRE_BROWSER_COOKIE);
+        this.binding = new CookieBinding(engine, config.sessionBinding());
         this.limits = SessionLimits.of(engine, config);
         this.adoptions = FirstSocketAdoptions.of(engine);
     }
 
-    /** @return whether sessions are bound to their socket and browser ({@link TransportConfig#REQUIRE_BROWSER_COOKIE}) */
-    boolean requiresBinding() {
-        return requireBinding;
+    /** @return how sessions are bound to their browser cookie ({@link TransportConfig#SESSION_BINDING}) */
+    CookieBinding binding() {
+        return binding;
     }
 
     /** @return the name of the browser cookie whose value an adapter passes to {@link SocketCarrier#setBrowserId} */
@@ -114,7 +116,7 @@ public final class SocketTransport {
      *         keeps its sessions; null when sessions are not bound
      */
     public String newBrowserId() {
-        return requireBinding ? BrowserRegistry.randomBrowserId() : null;
+        return binding.mode() != SessionBinding.NONE ? BrowserRegistry.randomBrowserId() : null;
     }
 
     /** @return a carrier for a connection about to open */

@@ -67,6 +67,21 @@ class TransportConfigTest {
     }
 
     @Test
+    void sessionBindingIsAModeAndTheOlderSwitchStillTurnsItOff() {
+        assertThat(TransportConfig.defaults().sessionBinding()).isEqualTo(SessionBinding.COOKIE_ONCE_SHOWN);
+        assertThat(TransportConfig.fromMap(Map.of("sessionBinding", "strict")).sessionBinding())
+                .isEqualTo(SessionBinding.STRICT);
+        assertThat(TransportConfig.fromMap(Map.of("sessionBinding", "cookie-once-shown")).sessionBinding())
+                .isEqualTo(SessionBinding.COOKIE_ONCE_SHOWN);
+        assertThat(TransportConfig.fromMap(Map.of("sessionBinding", "NONE")).sessionBinding())
+                .isEqualTo(SessionBinding.NONE);
+        assertThat(TransportConfig.fromMap(Map.of("sessionBinding", "strict", "requireBrowserCookie", "false"))
+                .sessionBinding()).as("requireBrowserCookie=false wins").isEqualTo(SessionBinding.NONE);
+        assertThatThrownBy(() -> TransportConfig.fromMap(Map.of("sessionBinding", "loose")))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("sessionBinding=loose");
+    }
+
+    @Test
     void sessionLimitsCountRefusalsAndForgetIdleAddresses() {
         SessionLimits limits = new SessionLimits(1, 2, -1);
         SessionLimits.Admission first = limits.admit("cookie", "10.0.0.1");

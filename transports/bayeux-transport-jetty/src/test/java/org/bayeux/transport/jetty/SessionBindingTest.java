@@ -14,6 +14,11 @@ import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.Promise;
+import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.SecurityPolicy;
+import org.bayeux.api.server.ServerMessage;
+import org.bayeux.transport.http.SessionBinding;
 import org.bayeux.transport.http.TransportConfig;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
@@ -25,6 +30,8 @@ import org.eclipse.jetty.websocket.client.ClientUpgradeRequest;
 import org.eclipse.jetty.websocket.client.WebSocketClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Session binding (issue 16, item 3): a victim's clientId, stolen by an attacker who does not have the victim's
@@ -41,8 +48,18 @@ class SessionBindingTest {
     private WebSocketClient bareWebSockets;
 
     private void start(boolean binding, String... allowedOrigins) throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN, binding, allowedOrigins);
+    }
+
+    private void start(SessionBinding mode, String... allowedOrigins) throws Exception {
+        start(mode, true, allowedOrigins);
+    }
+
+    private void start(SessionBinding mode, boolean requireBrowserCookie, String... allowedOrigins) throws Exception {
         server = new HttpTestServer("jackson", engine -> engine.timeout(Duration.ofMillis(TIMEOUT_MS)),
-                transport -> transport.set(TransportConfig.REQUIRE_BROWSER_COOKIE, binding).allowedOrigins(allowedOrigins));
+                transport -> transport.set(TransportConfig.SESSION_BINDING, mode)
+                        .set(TransportConfig.REQUIRE_BROWSER_COOKIE, requireBrowserCookie)
+                        .allowedOrigins(allowedOrigins));
         bare = new HttpClient();
         bare.setHttpCookieStore(new HttpCookieStore.Empty());
         bare.start();
@@ -227,10 +244,22 @@ class SessionBindingTest {
         return WsClient.open(bareWebSockets, upgrade, server.codec());
     }
 
+    /** Strict binding: even a client that never sent a cookie owns its socket's session. */
     @Test
     void aStolenClientIdIsUnknownOnAnotherSocketWithOrWithoutACookie() throws Exception {
-        start(true);
-        WsClient victim = socket(null);
+        start(SessionBinding.STRICT);
+        stolenSocketSession(null);
+    }
+
+    /** The default binding: a client that sent its cookie on its upgrade (a browser) owns its session. */
+    @Test
+    void aStolenClientIdOfASessionThatShowedItsCookieIsUnknownOnAnotherSocketOrOverHttp() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        stolenSocketSession("victimbrowser001");
+    }
+
+    private void stolenSocketSession(String victimCookie) throws Exception {
+        WsClient victim = socket(victimCookie);
         victim.handshake();
         victim.connectNow();
         assertThat(victim.subscribe("/chat/a")).containsEntry("successful", true);
@@ -315,6 +344,68 @@ class SessionBindingTest {
         assertUnknownSession(cookieless.connectNow());
     }
 
+    /**
+     * Faye's cookie race made deterministic, in the order that cost it a 402 under strict binding: its socket opens
+     * without a cookie and is given one (G); its handshake over HTTP is given another (B) and its first connect shows
+     * B; the socket then carries the session; and from then on Faye's jar holds G, the cookie that arrived last, on
+     * its requests and its next sockets. Each step must be accepted, in both modes that bind.
+     */
+    @ParameterizedTest(name = "{0}, socket first: {1}")
+    @CsvSource({"COOKIE_ONCE_SHOWN,false", "COOKIE_ONCE_SHOWN,true", "STRICT,false", "STRICT,true"})
+    void fayesEarlySocketAndItsCookieNeverRaceIntoA402(SessionBinding mode, boolean socketFirst) throws Exception {
+        start(mode);
+        WsClient early = socket(null);
+        String given = cookieSetOn(early);
+        assertThat(given).as("the upgrade gave the socket a cookie").isNotNull();
+        HttpPeer faye = new HttpPeer(null);
+        Map<String, Object> handshake = faye.call("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"long-polling\",\"websocket\"]}]").get(0);
+        faye.clientId = (String) handshake.get("clientId");
+        assertThat(faye.cookie).as("the handshake's own cookie").isNotNull().isNotEqualTo(given);
+        early.clientId = faye.clientId;
+        String showTheCookie = connect(faye.clientId, ",\"advice\":{\"timeout\":0}");
+        List<Map<String, Object>> adopted;
+        if (socketFirst) {
+            // The socket names the session before the handshake's cookie comes back over HTTP.
+            adopted = early.connectNow();
+            assertThat(faye.call(showTheCookie).get(0)).containsEntry("successful", true);
+        } else {
+            assertThat(faye.call(showTheCookie).get(0)).containsEntry("successful", true);
+            adopted = early.connectNow();
+        }
+        assertThat(server.engine.hasShownBrowserCookie(session(faye.clientId))).isTrue();
+        assertThat(adopted.get(adopted.size() - 1)).containsEntry("successful", true);
+        assertThat(early.subscribe("/chat/a")).containsEntry("successful", true);
+
+        faye.cookie = given;
+        List<Map<String, Object>> overHttp = faye.call("[{\"channel\":\"/chat/a\",\"data\":1,\"clientId\":\""
+                + faye.clientId + "\"}]");
+        assertThat(overHttp).filteredOn(m -> m.containsKey("successful"))
+                .allSatisfy(reply -> assertThat(reply).containsEntry("successful", true));
+        early.drop();
+        WsClient next = socket(given);
+        next.clientId = faye.clientId;
+        List<Map<String, Object>> resumed = next.connectNow();
+        assertThat(resumed.get(resumed.size() - 1)).containsEntry("successful", true);
+        // Still nobody else's: a cookie-less socket and a stranger's cookie are refused.
+        WsClient stranger = socket("someoneelse12345");
+        stranger.clientId = faye.clientId;
+        assertUnknownSession(stranger.connectNow());
+        WsClient cookieless = socket(null);
+        cookieless.clientId = faye.clientId;
+        assertUnknownSession(cookieless.connectNow());
+    }
+
+    /** @return the browser cookie the socket's upgrade response set, or null */
+    private static String cookieSetOn(WsClient socket) {
+        String setCookie = socket.session().getUpgradeResponse().getHeader("Set-Cookie");
+        if (setCookie == null || !setCookie.startsWith(COOKIE + "=")) {
+            return null;
+        }
+        int end = setCookie.indexOf(';');
+        return setCookie.substring(COOKIE.length() + 1, end < 0 ? setCookie.length() : end);
+    }
+
     /** A socket from an origin allowed only by "*" is any site's page: its cookie proves nothing, and it adopts nothing. */
     @Test
     void aSocketFromAnOriginAllowedOnlyByStarCannotUseTheBrowsersCookie() throws Exception {
@@ -369,5 +460,181 @@ class SessionBindingTest {
         LocalSession bot = server.engine.newLocalSession("bot");
         bot.handshake();
         assertUnknownSession(cookieless.call(connect(bot.getId(), ",\"advice\":{\"timeout\":0}")));
+    }
+
+    // ---- the default binding: cookie-less clients keep their sessions; a shown cookie binds ---------------------
+
+    /**
+     * A client that keeps no cookies (CometD JS or ours in Node.js): its socket is given a cookie it never sends
+     * back, so its session is found by clientId alone, on a new socket after a drop and over long-polling.
+     */
+    @Test
+    void aCookielessClientKeepsItsSessionAcrossSocketsAndTransportsByDefault() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        WsClient first = socket(null);
+        first.handshake();
+        first.connectNow();
+        assertThat(first.subscribe("/chat/a")).containsEntry("successful", true);
+        first.drop();
+        for (int cut = 0; cut < 3; cut++) {
+            WsClient next = socket(null);
+            next.clientId = first.clientId;
+            List<Map<String, Object>> resumed = next.connectNow();
+            assertThat(resumed.get(resumed.size() - 1)).as("reconnection %d", cut).containsEntry("successful", true);
+            next.drop();
+        }
+        HttpPeer overHttp = new HttpPeer(null);
+        List<Map<String, Object>> reply = overHttp.call(connect(first.clientId, ",\"advice\":{\"timeout\":0}"));
+        assertThat(reply.get(reply.size() - 1)).containsEntry("successful", true);
+        assertThat(server.engine.getChannel("/chat/a").getSubscribers()).containsExactly(session(first.clientId));
+    }
+
+    /**
+     * A cookie the server set binds nothing until the client sends it back; from then on a request without it is
+     * refused, the window being the client's first request after its handshake.
+     */
+    @Test
+    void aGivenCookieBindsTheSessionOnceTheClientSendsItBack() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        HttpPeer browser = new HttpPeer(null);
+        Map<String, Object> handshake = browser.call("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"long-polling\"]}]").get(0);
+        browser.clientId = (String) handshake.get("clientId");
+        assertThat(browser.cookie).as("the handshake set a cookie").isNotNull();
+        assertThat(server.engine.hasShownBrowserCookie(session(browser.clientId))).isFalse();
+
+        List<Map<String, Object>> first = browser.call(connect(browser.clientId, ",\"advice\":{\"timeout\":0}"));
+        assertThat(first.get(first.size() - 1)).containsEntry("successful", true);
+        assertThat(server.engine.hasShownBrowserCookie(session(browser.clientId))).isTrue();
+        HttpPeer attacker = new HttpPeer(null);
+        for (String attempt : hijackAttempts(browser.clientId, "long-polling")) {
+            assertUnknownSession(attacker.call(attempt));
+        }
+        // (A cookie-less socket from the handshake's own address could still adopt it once, the Faye allowance that
+        // aStolenLongPollingClientIdIsUnknownOnAnAttackersSocket covers; a socket with a cookie of its own cannot.)
+        WsClient attackerSocket = socket("someoneelse12345");
+        for (String attempt : hijackAttempts(browser.clientId, "websocket")) {
+            assertUnknownSession(attackerSocket.call(attempt));
+        }
+        assertThat(session(browser.clientId).isHandshook()).isTrue();
+    }
+
+    /**
+     * Strict binding, as before this mode existed: a cookie-less client's new socket cannot prove anything, and its
+     * client must handshake again.
+     */
+    @Test
+    void strictBindingRefusesACookielessClientsNewSocket() throws Exception {
+        start(SessionBinding.STRICT);
+        WsClient first = socket(null);
+        first.handshake();
+        first.connectNow();
+        first.drop();
+        WsClient next = socket(null);
+        next.clientId = first.clientId;
+        assertUnknownSession(next.connectNow());
+    }
+
+    // ---- a session pinned to its handshake's socket -----------------------------------------------------------
+
+    /** Pins every session whose handshake asks for it in {@code ext.pin}, as Oort pins its verified peers. */
+    private void pinOnRequest() {
+        server.engine.setSecurityPolicy(new SecurityPolicy() {
+            @Override
+            public void canHandshake(BayeuxServer bayeux, ServerSession session, ServerMessage message,
+                    Promise<Boolean> promise) {
+                Map<String, Object> ext = message.getExt();
+                if (ext != null && Boolean.TRUE.equals(ext.get("pin"))) {
+                    server.engine.pinToHandshakeCarrier(session);
+                }
+                promise.succeed(true);
+            }
+        });
+    }
+
+    /**
+     * A pinned session (an Oort peer's) is carried only by the socket it was handshaken on: not by another socket,
+     * nor over long-polling, even with its own cookie and clientId; the socket itself keeps working.
+     */
+    @Test
+    void aPinnedSessionIsCarriedOnlyByItsHandshakesSocketEvenWithItsCookie() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        pinOnRequest();
+        String cookie = "peerlinkcookie01";
+        WsClient link = socket(cookie);
+        Map<String, Object> handshake = link.call("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"websocket\"],\"ext\":{\"pin\":true}}]").get(0);
+        assertThat(handshake).containsEntry("successful", true);
+        link.clientId = (String) handshake.get("clientId");
+        assertThat(link.connectNow().get(0)).containsEntry("successful", true);
+        assertThat(link.subscribe("/chat/a")).containsEntry("successful", true);
+
+        long refusedBefore = server.engine.getForeignClientIdCount();
+        WsClient copy = socket(cookie);
+        for (String attempt : hijackAttempts(link.clientId, "websocket")) {
+            assertUnknownSession(copy.call(attempt));
+        }
+        HttpPeer overHttp = new HttpPeer(cookie);
+        for (String attempt : hijackAttempts(link.clientId, "long-polling")) {
+            assertUnknownSession(overHttp.call(attempt));
+        }
+        assertThat(server.engine.getForeignClientIdCount() - refusedBefore).isEqualTo(12);
+        assertThat(server.engine.getChannel("/chat/a").getSubscribers()).containsExactly(session(link.clientId));
+        assertThat(server.engine.getChannel("/**")).isNull();
+        assertThat(link.connectNow().get(0)).as("the pinned socket still carries it").containsEntry("successful", true);
+
+        // Once its socket is gone, nothing carries it: the peer must join again.
+        link.drop();
+        WsClient again = socket(cookie);
+        again.clientId = link.clientId;
+        assertUnknownSession(again.connectNow());
+    }
+
+    /**
+     * A session pinned but handshaken over long-polling (an Oort link refused WebSocket) has no one connection: it is
+     * bound to its handshake's cookie, strictly, whatever the mode, and no socket may take it, even with that cookie.
+     */
+    @Test
+    void aSessionPinnedOverLongPollingNeedsItsCookieAndNoSocketMayTakeIt() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        pinOnRequest();
+        HttpPeer link = new HttpPeer(null);
+        Map<String, Object> handshake = link.call("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\","
+                + "\"supportedConnectionTypes\":[\"long-polling\"],\"ext\":{\"pin\":true}}]").get(0);
+        assertThat(handshake).containsEntry("successful", true);
+        link.clientId = (String) handshake.get("clientId");
+        assertThat(link.cookie).isNotNull();
+
+        // Before its cookie came back, an unpinned session would be found by clientId alone; a pinned one is not.
+        HttpPeer cookieless = new HttpPeer(null);
+        for (String attempt : hijackAttempts(link.clientId, "long-polling")) {
+            assertUnknownSession(cookieless.call(attempt));
+        }
+        List<Map<String, Object>> own = link.call(connect(link.clientId, ",\"advice\":{\"timeout\":0}"));
+        assertThat(own.get(own.size() - 1)).containsEntry("successful", true);
+        for (String cookie : new String[] {null, link.cookie}) {
+            WsClient socket = socket(cookie);
+            for (String attempt : hijackAttempts(link.clientId, "websocket")) {
+                assertUnknownSession(socket.call(attempt));
+            }
+            socket.close();
+        }
+        List<Map<String, Object>> again = link.call(connect(link.clientId, ",\"advice\":{\"timeout\":0}"));
+        assertThat(again.get(again.size() - 1)).containsEntry("successful", true);
+    }
+
+    /** Pinning is per session: the same client's unpinned sessions move between sockets as the mode allows. */
+    @Test
+    void anUnpinnedSessionOfTheSameClientStillMovesToANewSocket() throws Exception {
+        start(SessionBinding.COOKIE_ONCE_SHOWN);
+        pinOnRequest();
+        WsClient plain = socket("somebrowser00001");
+        plain.handshake();
+        plain.connectNow();
+        plain.drop();
+        WsClient next = socket("somebrowser00001");
+        next.clientId = plain.clientId;
+        List<Map<String, Object>> resumed = next.connectNow();
+        assertThat(resumed.get(resumed.size() - 1)).containsEntry("successful", true);
     }
 }
