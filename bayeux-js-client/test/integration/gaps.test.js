@@ -83,7 +83,7 @@ async function withGap(transport, serverArgs, body, cable = undefined) {
 describe('gaps in offsets on a Redis backplane', { skip: !hasRedis() && 'redis-server is not installed' }, () => {
   for (const transport of ['websocket', 'long-polling']) {
     it(`recovers a message lost while the session lives (${transport}): each once, in order`, async () => {
-      await withGap(transport, [], async ({ received, recovery, publish, inbox }) => {
+      await withGap(transport, ['--set', 'historyRules=/gaps/**'], async ({ received, recovery, publish, inbox }) => {
         await publish(0, 20);
         await inbox.take((m) => m.data === 19, 20000);
         assert.deepEqual(received, Array.from({ length: 20 }, (_, i) => i), 'all, once, in order');
@@ -100,7 +100,7 @@ describe('gaps in offsets on a Redis backplane', { skip: !hasRedis() && 'redis-s
 
     it(`recovers the gap when its subscribe is lost with the connection and the session survives (${transport})`, async () => {
       const cable = new Cable();
-      await withGap(transport, [], async ({ received, recovery, publish, inbox, subscriber }) => {
+      await withGap(transport, ['--set', 'historyRules=/gaps/**'], async ({ received, recovery, publish, inbox, subscriber }) => {
         // The gap's subscribe (from offset 2) pulls the cable as it goes out: it is lost, the session lives on.
         let pulled = false;
         subscriber.registerExtension('puller', {

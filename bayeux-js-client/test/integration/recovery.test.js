@@ -55,7 +55,10 @@ describe('recovery on a Redis backplane', { skip: !hasRedis() && 'redis-server i
     it(`brings a ${transport} client whose node was killed everything it missed, on the other node`, async () => {
       const pool = new ClientPool();
       const redis = await startRedis();
-      const args = ['--backplane', redis.uri, '--set', 'timeout=2s'];
+      // History is opt-in, and the subscriber's new session on the other node may read back only as far as the
+      // look-back allows: what it missed while its node was dead.
+      const args = ['--backplane', redis.uri, '--set', 'timeout=2s', '--set', 'historyRules=/recovery/**',
+        '--set', 'historyLookBack=10m'];
       const nodes = [];
       try {
         nodes.push(await startServer({ args }), await startServer({ args }));
