@@ -18,6 +18,7 @@ public final class OortStats {
     final LongAdder outOfOrder = new LongAdder();
     final LongAdder unacknowledgedDropped = new LongAdder();
     final LongAdder incarnations = new LongAdder();
+    final LongAdder refusedForwards = new LongAdder();
 
     OortStats() {
     }
@@ -98,12 +99,21 @@ public final class OortStats {
         return incarnations.sum();
     }
 
+    /**
+     * @return forwards from peers refused as no genuine peer sends them: a MAC that is not good, a second start of a
+     *         chain, a number that jumps too far, or a message whose channel is not the one checked
+     */
+    public long refusedForwards() {
+        return refusedForwards.sum();
+    }
+
     @Override
     public String toString() {
         return "OortStats[forwarded=" + forwarded() + ", forwardFailures=" + forwardFailures() + ", oversize="
                 + oversize() + ", received=" + received() + ", duplicates=" + duplicates() + ", gaps=" + gaps()
                 + ", notObserved=" + notObserved() + ", refusedJoins=" + refusedJoins() + ", joins=" + joins()
                 + ", leaves=" + leaves() + ", resent=" + resent() + ", outOfOrder=" + outOfOrder()
-                + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + "]";
+                + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + ", refusedForwards="
+                + refusedForwards() + "]";
     }
 }
