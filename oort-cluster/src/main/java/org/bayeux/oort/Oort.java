@@ -27,6 +27,7 @@ import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
+import org.bayeux.server.cluster.ClusterRefusedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +75,10 @@ public final class Oort implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
     /** How far a join's time may be from this node's clock. */
     private static final Duration JOIN_WINDOW = Duration.ofSeconds(30);
+    /** The error a publisher gets for a message larger than {@code oort.maxMessageBytes}: {@code 413::...}. */
+    static final int OVERSIZE_CODE = 413;
+    /** The reason of that error. */
+    static final String OVERSIZE_REASON = "oort_message_too_large";
 
     private final BayeuxEngine engine;
     private final OortConfig config;
@@ -84,6 +89,8 @@ public final class Oort implements Cluster {
     private final List<ChannelId> observed;
     private final JoinProof proof;
     private final OortStats stats = new OortStats();
+    /** Messages too large to forward: one log line per period at most. */
+    private final RefusalLog oversize = new RefusalLog(LOG::warn, System::nanoTime);
     private final OriginSequences sequences = new OriginSequences(stats);
     private final OortGate gate;
     private final PeerReplies replies;
@@ -237,9 +244,13 @@ public final class Oort implements Cluster {
         }
         if (message.json().length > config.maxMessageBytes()) {
             stats.oversize.increment();
-            LOG.warn("A message on {} of {} bytes is larger than oort.maxMessageBytes={}: not forwarded",
-                    message.channel(), message.json().length, config.maxMessageBytes());
-            return CompletableFuture.completedFuture(Boolean.FALSE);
+            int size = message.json().length;
+            // Any client may publish large messages: one line per period, not one per message.
+            oversize.refused(() -> "A message on " + RefusalLog.sanitized(message.channel()) + " of " + size
+                    + " bytes is larger than oort.maxMessageBytes=" + config.maxMessageBytes()
+                    + ": not forwarded (its publisher is answered " + OVERSIZE_CODE + "::" + OVERSIZE_REASON + ")");
+            return CompletableFuture.failedFuture(new ClusterRefusedException(OVERSIZE_CODE, OVERSIZE_REASON,
+                    "larger than oort.maxMessageBytes"));
         }
         String json = new String(message.json(), StandardCharsets.UTF_8);
         // One lock from numbering to the last enqueue, so that every link carries the numbers in order; the origin
