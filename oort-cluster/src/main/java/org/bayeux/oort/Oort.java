@@ -104,10 +104,13 @@ public final class Oort implements Cluster {
     private long sequence;
     private volatile ClusterNode node;
     private ClientResources resources;
+    /** The TLS settings of the links, or null for the client's defaults. */
+    private final org.eclipse.jetty.util.ssl.SslContextFactory.Client linkTls;
 
-    private Oort(BayeuxEngine engine, OortConfig config) {
+    private Oort(BayeuxEngine engine, OortConfig config, org.eclipse.jetty.util.ssl.SslContextFactory.Client linkTls) {
         this.engine = engine;
         this.config = config;
+        this.linkTls = linkTls;
         List<ChannelId> globs = new ArrayList<>();
         for (String glob : config.channels()) {
             globs.add(ChannelId.of(glob));
@@ -163,7 +166,11 @@ public final class Oort implements Cluster {
         stopped.set(false);
         this.node = node;
         BayeuxServer server = node.server();
-        resources = ClientResources.builder().maxThreads(8).build();
+        ClientResources.Builder links = ClientResources.builder().maxThreads(8);
+        if (linkTls != null) {
+            links.sslContextFactory(linkTls);
+        }
+        resources = links.build();
         server.addExtension(gate);
         // After the gate: it sees the handshakes the gate verified.
         server.addExtension(replies);
@@ -294,6 +301,8 @@ public final class Oort implements Cluster {
             List<Runnable> closes = membership.expireSilent(config.peerTimeout(), config.heartbeatInterval(),
                     (url, delay) -> engine.schedule(() -> membership.dial(url), delay));
             closes.forEach(Runnable::run);
+            // A URL nobody wants is kept a while, so that a member that left is redialled meanwhile.
+            membership.forgetUnwanted(config.peerTimeout().multipliedBy(2)).forEach(Runnable::run);
         } catch (RuntimeException e) {
             LOG.warn("Oort heartbeat failed", e);
         } finally {
@@ -465,6 +474,7 @@ public final class Oort implements Cluster {
     public static final class Builder {
         private final BayeuxEngine engine;
         private final OortConfig.Builder config = OortConfig.builder(null);
+        private org.eclipse.jetty.util.ssl.SslContextFactory.Client linkTls;
 
         private Builder(BayeuxEngine engine) {
             this.engine = engine;
@@ -570,13 +580,52 @@ public final class Oort implements Cluster {
         }
 
         /**
+         * @param allow {@code oort.allowPlainLinks}: whether links may be plain {@code http://} or {@code ws://} to a
+         *        host other than the loopback interface
+         * @return this builder
+         */
+        public Builder allowPlainLinks(boolean allow) {
+            config.allowPlainLinks(allow);
+            return this;
+        }
+
+        /**
+         * @param hosts {@code oort.peerHosts}: the only hosts this node dials; empty for any
+         * @return this builder
+         */
+        public Builder peerHosts(List<String> hosts) {
+            config.peerHosts(hosts);
+            return this;
+        }
+
+        /**
+         * @param count {@code oort.maxKnownUrls}: the most peer URLs this node keeps
+         * @return this builder
+         */
+        public Builder maxKnownUrls(int count) {
+            config.maxKnownUrls(count);
+            return this;
+        }
+
+        /**
+         * @param tls the TLS settings of this node's links to {@code https://} and {@code wss://} peers: the trust
+         *        store that checks the peers' certificates and, for mutual TLS, the key store of this node's own
+         *        certificate; null (the default) uses the JVM's trust store and no client certificate
+         * @return this builder
+         */
+        public Builder linkTls(org.eclipse.jetty.util.ssl.SslContextFactory.Client tls) {
+            this.linkTls = tls;
+            return this;
+        }
+
+        /**
          * Checks the configuration and sets the node as the engine's cluster (before the engine starts).
          *
          * @return the node
          * @throws IllegalArgumentException naming the key and value of the first rule broken
          */
         public Oort build() {
-            Oort oort = new Oort(engine, config.build());
+            Oort oort = new Oort(engine, config.build(), linkTls);
             engine.setCluster(oort);
             return oort;
         }

@@ -19,6 +19,8 @@ public final class OortStats {
     final LongAdder unacknowledgedDropped = new LongAdder();
     final LongAdder incarnations = new LongAdder();
     final LongAdder refusedForwards = new LongAdder();
+    final LongAdder urlsRefused = new LongAdder();
+    final LongAdder urlsForgotten = new LongAdder();
 
     OortStats() {
     }
@@ -107,6 +109,19 @@ public final class OortStats {
         return refusedForwards.sum();
     }
 
+    /**
+     * @return peer URLs not dialled (gossiped, or claimed by a joining node): not allowed by
+     *         {@code oort.allowPlainLinks} or {@code oort.peerHosts}, or past {@code oort.maxKnownUrls}
+     */
+    public long urlsRefused() {
+        return urlsRefused.sum();
+    }
+
+    /** @return peer URLs forgotten because no member listed them any more */
+    public long urlsForgotten() {
+        return urlsForgotten.sum();
+    }
+
     @Override
     public String toString() {
         return "OortStats[forwarded=" + forwarded() + ", forwardFailures=" + forwardFailures() + ", oversize="
@@ -114,6 +129,6 @@ public final class OortStats {
                 + ", notObserved=" + notObserved() + ", refusedJoins=" + refusedJoins() + ", joins=" + joins()
                 + ", leaves=" + leaves() + ", resent=" + resent() + ", outOfOrder=" + outOfOrder()
                 + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + ", refusedForwards="
-                + refusedForwards() + "]";
+                + refusedForwards() + ", urlsRefused=" + urlsRefused() + ", urlsForgotten=" + urlsForgotten() + "]";
     }
 }
