@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * Oort oort = Oort.builder(engine)
- *         .url("http://10.0.0.1:8080/bayeux")
- *         .seeds(List.of("http://10.0.0.2:8080/bayeux"))
+ *         .url("https://10.0.0.1:8443/bayeux")          // plain http to another host needs allowPlainLinks(true)
+ *         .seeds(List.of("https://10.0.0.2:8443/bayeux"))
  *         .secret(secretBytes)
  *         .build();            // checks the configuration and sets the engine's cluster
  * engine.start();             // starts Oort too
@@ -57,6 +57,11 @@ import org.slf4j.LoggerFactory;
  * because that peer declared it left takes a new incarnation (a new id at the same URL) and joins everyone again as
  * it: a healed partition rejoins by itself, and the others see {@code left} of the old incarnation, then
  * {@code joined} of the new one.</p>
+ *
+ * <p>Every forward carries a MAC under a key made for its link's join ({@link ForwardAuth}); the receiver refuses one
+ * without a good MAC, a second start of a chain, a number that jumps too far, and a message whose own channel is not
+ * the one its forward was checked for. A node keeps at most {@code oort.maxKnownUrls} peer URLs, forgets those no
+ * member lists any more, and dials only allowed ones ({@code oort.peerHosts}, {@code oort.allowPlainLinks}).</p>
  *
  * <p>Forwarding: a message published here on an observed channel is queued on the link to every joined peer, with
  * this node's incarnation as its origin, a sequence number of that incarnation, and the number queued before it on
