@@ -16,7 +16,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>The key is made for each join, on both sides, as an HMAC-SHA256 under the cluster's secret of the joining node's
  * nonce (sent in its {@link JoinProof}), the accepting node's nonce (sent back in the handshake's reply), the joining
  * incarnation's id and the accepting node's URL: a new join, by either side's choice of nonce, is a new key. Each
- * forward then carries an HMAC-SHA256 under that key of its origin, sequence number, previous number, channel and
+ * forward then carries an HMAC-SHA256 under that key of its origin, the incarnation of the receiver its chain is
+ * for, sequence number, previous number, channel and
  * message, each field length-prefixed so that no two forwards sign the same bytes. The receiver checks it in constant
  * time before anything else.</p>
  */
@@ -52,12 +53,12 @@ final class ForwardAuth {
     }
 
     /** @return the MAC of one forward, Base64 */
-    String sign(String origin, long seq, long prev, String channel, String message) {
-        return Base64.getEncoder().encodeToString(compute(origin, seq, prev, channel, message));
+    String sign(String origin, String to, long seq, long prev, String channel, String message) {
+        return Base64.getEncoder().encodeToString(compute(origin, to, seq, prev, channel, message));
     }
 
     /** @return whether {@code given} is the MAC of the forward (compared in constant time) */
-    boolean verify(String origin, long seq, long prev, String channel, String message, Object given) {
+    boolean verify(String origin, String to, long seq, long prev, String channel, String message, Object given) {
         if (!(given instanceof String text)) {
             return false;
         }
@@ -67,10 +68,10 @@ final class ForwardAuth {
         } catch (IllegalArgumentException bad) {
             return false;
         }
-        return MessageDigest.isEqual(decoded, compute(origin, seq, prev, channel, message));
+        return MessageDigest.isEqual(decoded, compute(origin, to, seq, prev, channel, message));
     }
 
-    private byte[] compute(String origin, long seq, long prev, String channel, String message) {
+    private byte[] compute(String origin, String to, long seq, long prev, String channel, String message) {
         Mac hmac;
         try {
             hmac = (Mac) prototype.clone();
@@ -78,6 +79,7 @@ final class ForwardAuth {
             throw new IllegalStateException("HmacSHA256 cannot be cloned", e);
         }
         hmac.update(framed(origin));
+        hmac.update(framed(to));
         hmac.update(ByteBuffer.allocate(16).putLong(seq).putLong(prev).array());
         hmac.update(framed(channel));
         hmac.update(framed(message));

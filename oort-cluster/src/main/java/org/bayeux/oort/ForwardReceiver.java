@@ -82,12 +82,14 @@ final class ForwardReceiver implements ChannelMessageListener {
         if (!(item instanceof Map<?, ?> forward) || !(forward.get("seq") instanceof Number number)
                 || !(forward.get("prev") instanceof Number prev)
                 || !(forward.get("channel") instanceof String forwardedChannel)
-                || !(forward.get("message") instanceof String json)) {
+                || !(forward.get("message") instanceof String json)
+                || !(forward.get("to") instanceof String to)) {
             return refuse(origin, "a forward that is not well formed");
         }
         long seq = number.longValue();
         long previous = prev.longValue();
-        if (!peer.forwards().verify(origin, seq, previous, forwardedChannel, json, forward.get(ForwardAuth.FIELD))) {
+        if (!peer.forwards().verify(origin, to, seq, previous, forwardedChannel, json,
+                forward.get(ForwardAuth.FIELD))) {
             // Not made with this link's key: a reader of the link replaying or forging, not the peer.
             return refuse(origin, "a forward whose MAC is not good");
         }
@@ -101,7 +103,7 @@ final class ForwardReceiver implements ChannelMessageListener {
             // The channel checked below must be the one delivered on.
             return refuse(origin, "a forward whose message is on another channel than the forward's");
         }
-        OriginSequences.Verdict verdict = oort.sequences().accept(origin, seq, previous, () -> {
+        OriginSequences.Verdict verdict = oort.sequences().accept(origin, to, oort::id, seq, previous, () -> {
             if (!oort.isObserved(forwardedChannel)) {
                 oort.stats().notObserved.increment();
                 return;

@@ -224,7 +224,7 @@ final class Link {
             Map<String, Object> signed = new HashMap<>(entry.data);
             if (auth != null) {
                 // Signed with the key of the session it goes on now: a resend after a new join is signed anew.
-                signed.put(ForwardAuth.FIELD, auth.sign(selfId, entry.seq, entry.prev,
+                signed.put(ForwardAuth.FIELD, auth.sign(selfId, (String) entry.data.get("to"), entry.seq, entry.prev,
                         (String) entry.data.get("channel"), (String) entry.data.get("message")));
             }
             list.add(signed);

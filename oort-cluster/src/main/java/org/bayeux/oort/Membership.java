@@ -448,7 +448,7 @@ final class Membership {
             peer.teardowns = 0;
             peer.member = new ClusterMember(peer.inboundId, peer.url);
             // A new chain of forwards for a new incarnation of the peer.
-            peer.link.forwards().reset();
+            peer.link.forwards().startChain(peer.member.id());
             oort.stats().joins.increment();
             LOG.info("Oort node {} at {} joined (node {} now has {} members)", peer.member.id(), peer.url, oort.id(),
                     countMembers());

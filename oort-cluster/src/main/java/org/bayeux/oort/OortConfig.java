@@ -138,7 +138,7 @@ public final class OortConfig {
         // Last, so that a plain URL's error does not hide another rule's.
         String urlProblem = refusalOf(url);
         if (urlProblem != null) {
-            throw invalid("oort.url", url, urlProblem.replace("dialled", "advertised"));
+            throw invalid("oort.url", url, urlProblem);
         }
         for (String seed : seeds) {
             String problem = refusalOf(seed);
@@ -169,7 +169,7 @@ public final class OortConfig {
         }
         boolean plain = "http".equalsIgnoreCase(scheme) || "ws".equalsIgnoreCase(scheme);
         if (plain && !allowPlainLinks && !isLoopback(host)) {
-            return "an https:// or wss:// URL, as plain links to another host are dialled only with "
+            return "an https:// or wss:// URL, as plain links to another host are allowed only with "
                     + "oort.allowPlainLinks=true";
         }
         return null;

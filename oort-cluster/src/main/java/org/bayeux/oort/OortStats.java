@@ -21,6 +21,7 @@ public final class OortStats {
     final LongAdder refusedForwards = new LongAdder();
     final LongAdder urlsRefused = new LongAdder();
     final LongAdder urlsForgotten = new LongAdder();
+    final LongAdder stale = new LongAdder();
 
     OortStats() {
     }
@@ -117,6 +118,11 @@ public final class OortStats {
         return urlsRefused.sum();
     }
 
+    /** @return forwards dropped because they were sent to an earlier incarnation of this node */
+    public long stale() {
+        return stale.sum();
+    }
+
     /** @return peer URLs forgotten because no member listed them any more */
     public long urlsForgotten() {
         return urlsForgotten.sum();
@@ -129,6 +135,6 @@ public final class OortStats {
                 + ", notObserved=" + notObserved() + ", refusedJoins=" + refusedJoins() + ", joins=" + joins()
                 + ", leaves=" + leaves() + ", resent=" + resent() + ", outOfOrder=" + outOfOrder()
                 + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + ", refusedForwards="
-                + refusedForwards() + ", urlsRefused=" + urlsRefused() + ", urlsForgotten=" + urlsForgotten() + "]";
+                + refusedForwards() + ", urlsRefused=" + urlsRefused() + ", urlsForgotten=" + urlsForgotten() + ", stale=" + stale() + "]";
     }
 }

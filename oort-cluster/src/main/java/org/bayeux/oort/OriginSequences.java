@@ -1,12 +1,15 @@
 package org.bayeux.oort;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The last sequence number delivered here from each origin (one incarnation of a node each), and the chain check that
  * keeps each origin's order whatever a link does.
  *
- * <p>A forward carries its number {@code seq} and {@code prev}, the number its sender queued before it on the same
+ * <p>A forward names the incarnation of this node its chain is for ({@code to}): one for an incarnation this node left
+ * behind is stale (dropped, answered as taken), and the first for a new one starts that origin's chain here anew.
+ * A forward carries its number {@code seq} and {@code prev}, the number its sender queued before it on the same
  * link (0 when the link's chain starts: the peer joined, so a node that joins late counts no gap for what was
  * published before). With {@code last} the last number delivered from that origin:</p>
  * <ul>
@@ -32,6 +35,8 @@ final class OriginSequences {
         DELIVER,
         /** Delivered before: drop it, answer it as taken. */
         DUPLICATE,
+        /** Sent to an earlier incarnation of this node: drop it, answer it as taken (the sender starts anew). */
+        STALE,
         /** One before it is missing: refuse it (the sender resends). */
         OUT_OF_ORDER,
         /** Not a forward a genuine peer sends (a bad MAC, a second chain start, a jump, another channel): refuse it. */
@@ -44,40 +49,66 @@ final class OriginSequences {
      */
     static final long MAX_SEQUENCE_JUMP = 1L << 32;
 
-    private final ConcurrentHashMap<String, long[]> lastByOrigin = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Chain> lastByOrigin = new ConcurrentHashMap<>();
     private final OortStats stats;
+
+    /** One origin's chain here: the incarnation of this node it was sent to, and the last number delivered. */
+    private static final class Chain {
+        String to = "";
+        long last;
+    }
 
     OriginSequences(OortStats stats) {
         this.stats = stats;
     }
 
+    /** As {@link #accept(String, String, Supplier, long, long, Runnable)}, for a node that never changes its id. */
+    Verdict accept(String origin, long sequence, long prev, Runnable deliver) {
+        return accept(origin, "", () -> "", sequence, prev, deliver);
+    }
+
     /**
      * @param origin the origin incarnation
+     * @param to the incarnation of this node the origin's chain is for (the sender starts a chain when that one
+     *           joins, so a chain for an earlier incarnation of this node is stale)
+     * @param self this node's incarnation now, read under the origin's lock
      * @param sequence its number for the forward
      * @param prev the number queued before it on its link, 0 if it starts the chain
      * @param deliver delivers it, called under the origin's lock when the verdict is {@link Verdict#DELIVER}, so that
      *                concurrent forwards of one origin are delivered in its order
      * @return what was done with it
      */
-    Verdict accept(String origin, long sequence, long prev, Runnable deliver) {
-        long[] last = lastByOrigin.computeIfAbsent(origin, o -> new long[] {0});
-        synchronized (last) {
-            if (sequence <= last[0]) {
+    Verdict accept(String origin, String to, Supplier<String> self, long sequence, long prev, Runnable deliver) {
+        Chain chain = lastByOrigin.computeIfAbsent(origin, o -> new Chain());
+        synchronized (chain) {
+            if (!to.equals(self.get())) {
+                // Sent to an incarnation this node left behind: never delivered to the new one.
+                stats.stale.increment();
+                return Verdict.STALE;
+            }
+            if (!to.equals(chain.to)) {
+                // The first forward for this incarnation of this node: the origin starts a new chain for it.
+                chain.to = to;
+                chain.last = 0;
+            }
+            long last = chain.last;
+            if (sequence <= last) {
                 stats.duplicates.increment();
                 return Verdict.DUPLICATE;
             }
-            if (prev < 0 || prev >= sequence || (prev == 0 && last[0] != 0) || sequence - Math.max(prev, last[0]) > MAX_SEQUENCE_JUMP) {
+            if (prev < 0 || prev >= sequence || (prev == 0 && last != 0)
+                    || sequence - Math.max(prev, last) > MAX_SEQUENCE_JUMP) {
                 stats.refusedForwards.increment();
                 return Verdict.REFUSED;
             }
-            if (prev != 0 && prev > last[0]) {
+            if (prev != 0 && prev > last) {
                 stats.outOfOrder.increment();
                 return Verdict.OUT_OF_ORDER;
             }
-            if (prev != 0 && prev == last[0] && sequence > prev + 1) {
+            if (prev != 0 && prev == last && sequence > prev + 1) {
                 stats.gaps.add(sequence - prev - 1);
             }
-            last[0] = sequence;
+            chain.last = sequence;
             deliver.run();
             return Verdict.DELIVER;
         }

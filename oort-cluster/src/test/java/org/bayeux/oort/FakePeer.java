@@ -59,11 +59,15 @@ final class FakePeer implements AutoCloseable {
         }
     }
 
-    /** Sends one forward signed with this join's key; the message's own channel may differ from the forward's. */
-    Message forward(long seq, long prev, String channel, String messageChannel, String data) throws Exception {
+    /**
+     * Sends one forward signed with this join's key, for the node's incarnation {@code to}; the message's own channel
+     * may differ from the forward's.
+     */
+    Message forward(String to, long seq, long prev, String channel, String messageChannel, String data)
+            throws Exception {
         String message = "{\"channel\":\"" + messageChannel + "\",\"data\":\"" + data + "\"}";
-        Map<String, Object> forward = Map.of("seq", seq, "prev", prev, "channel", channel, "message", message,
-                ForwardAuth.FIELD, auth.sign(id, seq, prev, channel, message));
+        Map<String, Object> forward = Map.of("to", to, "seq", seq, "prev", prev, "channel", channel, "message",
+                message, ForwardAuth.FIELD, auth.sign(id, to, seq, prev, channel, message));
         return send(Oort.FORWARD_CHANNEL, Map.of("origin", id, "forwards", List.of(forward)));
     }
 

@@ -55,11 +55,11 @@ class OortForwardRulesTest {
         List<Object> onB = b.subscribe("/chat/room");
         FakePeer peer = fake(b);
 
-        assertTaken(peer.forward(5, 0, "/chat/room", "/chat/room", "one"));
+        assertTaken(peer.forward(b.oort.id(), 5, 0, "/chat/room", "/chat/room", "one"));
         // Near 2^53 with prev 0: taken, it would make every later forward of the origin a "duplicate".
-        assertRefused(peer.forward((1L << 53) - 10, 0, "/chat/room", "/chat/room", "top"));
-        assertRefused(peer.forward(6 + (1L << 40), 5, "/chat/room", "/chat/room", "jump"));
-        assertTaken(peer.forward(6, 5, "/chat/room", "/chat/room", "two"));
+        assertRefused(peer.forward(b.oort.id(), (1L << 53) - 10, 0, "/chat/room", "/chat/room", "top"));
+        assertRefused(peer.forward(b.oort.id(), 6 + (1L << 40), 5, "/chat/room", "/chat/room", "jump"));
+        assertTaken(peer.forward(b.oort.id(), 6, 5, "/chat/room", "/chat/room", "two"));
 
         await().atMost(WAIT).until(() -> onB.contains("two"));
         assertThat(onB).containsExactly("one", "two");
@@ -75,12 +75,16 @@ class OortForwardRulesTest {
         FakePeer peer = fake(b);
 
         // /chat/room is observed here, /private/room is not: the check must hold for the channel delivered on.
-        assertRefused(peer.forward(1, 0, "/chat/room", "/private/room", "smuggled"));
-        assertTaken(peer.forward(1, 0, "/chat/room", "/chat/room", "fair"));
+        assertRefused(peer.forward(b.oort.id(), 1, 0, "/chat/room", "/private/room", "smuggled"));
+        assertTaken(peer.forward(b.oort.id(), 1, 0, "/chat/room", "/chat/room", "fair"));
+
+        // A chain for another incarnation of this node is stale: dropped, answered as taken.
+        assertTaken(peer.forward("an-earlier-incarnation", 2, 1, "/chat/room", "/chat/room", "stale"));
 
         await().atMost(WAIT).until(() -> onChat.contains("fair"));
         assertThat(onChat).containsExactly("fair");
         assertThat(onPrivate).isEmpty();
         assertThat(b.oort.stats().refusedForwards()).isEqualTo(1);
+        assertThat(b.oort.stats().stale()).isEqualTo(1);
     }
 }

@@ -33,6 +33,7 @@ class OortPeerForgeryTest {
     private static final Pattern CLIENT_ID = Pattern.compile("\"clientId\":\"([^\"]+)\"");
     private static final Pattern ORIGIN = Pattern.compile("\"origin\":\"([^\"]+)\"");
     private static final Pattern SEQ = Pattern.compile("\"seq\":([0-9]+)");
+    private static final Pattern TO = Pattern.compile("\"to\":\"([^\"]+)\"");
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     @AfterEach
@@ -81,17 +82,18 @@ class OortPeerForgeryTest {
         String clientId = last(CLIENT_ID, sent);
         String origin = last(ORIGIN, sent);
         long seen = Long.parseLong(last(SEQ, sent));
+        String to = last(TO, sent);
         assertThat(origin).isEqualTo(a.oort.id());
 
         HttpClient attacker = HttpClient.newHttpClient();
         long nearTop = (1L << 53) - 10;
         List<String> forgeries = List.of(
                 // A sequence near 2^53 with prev 0: would make every later genuine forward a "duplicate".
-                forward(clientId, origin, nearTop, 0, "/chat/room", "/chat/room", "forged-top"),
+                forward(clientId, origin, to, nearTop, 0, "/chat/room", "/chat/room", "forged-top"),
                 // The next number in A's chain, as A would send it.
-                forward(clientId, origin, seen + 1, seen, "/chat/room", "/chat/room", "forged-next"),
+                forward(clientId, origin, to, seen + 1, seen, "/chat/room", "/chat/room", "forged-next"),
                 // Checked as an observed channel, delivered on another.
-                forward(clientId, origin, seen + 2, seen + 1, "/chat/room", "/private/room", "forged-elsewhere"));
+                forward(clientId, origin, to, seen + 2, seen + 1, "/chat/room", "/private/room", "forged-elsewhere"));
         for (String forgery : forgeries) {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.port + "/bayeux"))
                     .header("Content-Type", "application/json;charset=UTF-8")
@@ -110,11 +112,11 @@ class OortPeerForgeryTest {
         assertThat(b.memberIds()).containsExactly(a.oort.id());
     }
 
-    private static String forward(String clientId, String origin, long seq, long prev, String channel,
+    private static String forward(String clientId, String origin, String to, long seq, long prev, String channel,
             String messageChannel, String data) {
         String message = "{\\\"channel\\\":\\\"" + messageChannel + "\\\",\\\"data\\\":\\\"" + data + "\\\"}";
         return "[{\"channel\":\"/service/oort/forward\",\"clientId\":\"" + clientId + "\",\"data\":{\"origin\":\""
-                + origin + "\",\"forwards\":[{\"seq\":" + seq + ",\"prev\":" + prev + ",\"channel\":\"" + channel
+                + origin + "\",\"forwards\":[{\"to\":\"" + to + "\",\"seq\":" + seq + ",\"prev\":" + prev + ",\"channel\":\"" + channel
                 + "\",\"message\":\"" + message + "\"}]}}]";
     }
 }
