@@ -3,9 +3,12 @@ package org.bayeux.oort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
@@ -76,7 +79,7 @@ final class Membership {
         /** How many members the peer listed in its last gossip, or -1. */
         int gossiped = -1;
         /** The URLs the peer listed in its last gossip. */
-        java.util.Set<String> listed = java.util.Set.of();
+        Set<String> listed = Set.of();
         /** When this URL was last a seed, a member, an inbound session or listed by a member (System.nanoTime). */
         long wantedNanos = System.nanoTime();
 
@@ -179,13 +182,13 @@ final class Membership {
             return closes;
         }
         long now = System.nanoTime();
-        java.util.Set<String> listed = new java.util.HashSet<>(oort.config().seeds());
+        Set<String> listed = new HashSet<>(oort.config().seeds());
         for (Peer peer : peersByUrl.values()) {
             if (peer.member != null) {
                 listed.addAll(peer.listed);
             }
         }
-        java.util.Iterator<Peer> peers = peersByUrl.values().iterator();
+        Iterator<Peer> peers = peersByUrl.values().iterator();
         while (peers.hasNext()) {
             Peer peer = peers.next();
             if (peer.member != null || peer.inbound != null || listed.contains(peer.url)) {
@@ -338,7 +341,7 @@ final class Membership {
                 return;
             }
             sender.gossiped = list.size();
-            java.util.Set<String> urls = new java.util.HashSet<>();
+            Set<String> urls = new HashSet<>();
             for (Object entry : list) {
                 // At most as many as this node keeps: a longer list is a flood, not a cluster.
                 if (urls.size() >= oort.config().maxKnownUrls()) {
@@ -353,7 +356,7 @@ final class Membership {
                     }
                 }
             }
-            sender.listed = java.util.Set.copyOf(urls);
+            sender.listed = Set.copyOf(urls);
         }
         for (String url : toDial) {
             LOG.debug("Oort node {} dials {}, gossiped by {}", oort.id(), url, from.id());

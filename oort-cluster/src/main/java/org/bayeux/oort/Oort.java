@@ -28,6 +28,7 @@ import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
 import org.bayeux.server.cluster.ClusterRefusedException;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,9 +111,9 @@ public final class Oort implements Cluster {
     private volatile ClusterNode node;
     private ClientResources resources;
     /** The TLS settings of the links, or null for the client's defaults. */
-    private final org.eclipse.jetty.util.ssl.SslContextFactory.Client linkTls;
+    private final SslContextFactory.Client linkTls;
 
-    private Oort(BayeuxEngine engine, OortConfig config, org.eclipse.jetty.util.ssl.SslContextFactory.Client linkTls) {
+    private Oort(BayeuxEngine engine, OortConfig config, SslContextFactory.Client linkTls) {
         this.engine = engine;
         this.config = config;
         this.linkTls = linkTls;
@@ -479,7 +480,7 @@ public final class Oort implements Cluster {
     public static final class Builder {
         private final BayeuxEngine engine;
         private final OortConfig.Builder config = OortConfig.builder(null);
-        private org.eclipse.jetty.util.ssl.SslContextFactory.Client linkTls;
+        private SslContextFactory.Client linkTls;
 
         private Builder(BayeuxEngine engine) {
             this.engine = engine;
@@ -618,7 +619,7 @@ public final class Oort implements Cluster {
          *        certificate; null (the default) uses the JVM's trust store and no client certificate
          * @return this builder
          */
-        public Builder linkTls(org.eclipse.jetty.util.ssl.SslContextFactory.Client tls) {
+        public Builder linkTls(SslContextFactory.Client tls) {
             this.linkTls = tls;
             return this;
         }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import org.bayeux.api.ChannelId;
 
@@ -131,7 +132,7 @@ public final class OortConfig {
             if (host == null || host.isBlank() || host.contains("/") || host.contains(":") && !host.startsWith("[")) {
                 throw invalid("oort.peerHosts", host, "host names or addresses, such as node1.example.com or 10.0.0.2");
             }
-            hosts.add(host.toLowerCase(java.util.Locale.ROOT));
+            hosts.add(host.toLowerCase(Locale.ROOT));
         }
         this.peerHosts = List.copyOf(hosts);
         this.allowPlainLinks = builder.allowPlainLinks;
@@ -164,7 +165,7 @@ public final class OortConfig {
         if (host == null || scheme == null) {
             return "an http(s) URL of a Bayeux endpoint";
         }
-        if (!peerHosts.isEmpty() && !peerHosts.contains(host.toLowerCase(java.util.Locale.ROOT))) {
+        if (!peerHosts.isEmpty() && !peerHosts.contains(host.toLowerCase(Locale.ROOT))) {
             return "a URL of one of oort.peerHosts " + peerHosts;
         }
         boolean plain = "http".equalsIgnoreCase(scheme) || "ws".equalsIgnoreCase(scheme);
@@ -177,7 +178,7 @@ public final class OortConfig {
 
     /** @return whether the host is the loopback interface, by its literal name only (no name is looked up) */
     static boolean isLoopback(String host) {
-        String name = host.toLowerCase(java.util.Locale.ROOT);
+        String name = host.toLowerCase(Locale.ROOT);
         if (name.equals("localhost") || name.equals("[::1]") || name.equals("::1")) {
             return true;
         }
