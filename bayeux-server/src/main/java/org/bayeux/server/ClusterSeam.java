@@ -162,6 +162,14 @@ final class ClusterSeam implements ClusterNode {
     }
 
     @Override
+    public void deliverParsed(ServerMessage message) {
+        if (!(message instanceof ServerMessageImpl parsed) || !parsed.isFrozen()) {
+            throw new IllegalArgumentException("not a message from parse()");
+        }
+        inbound.accept(ChannelId.of(parsed.getChannel()), parsed);
+    }
+
+    @Override
     public boolean deliverTo(ServerSession session, ServerMessage message) {
         if (!(session instanceof ServerSessionImpl) || !((ServerSessionImpl) session).belongsTo(this)) {
             throw new IllegalArgumentException("not a session of this node: " + session);

@@ -10,6 +10,7 @@ import org.bayeux.api.ChannelId;
 import org.bayeux.api.Message;
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.server.cluster.ClusterRefusedException;
 import org.bayeux.server.cluster.ClusterUnavailableException;
 import org.bayeux.server.internal.RateLimitedLog;
 import org.bayeux.server.transport.Carrier;
@@ -167,6 +168,11 @@ final class MessageProcessor {
                     if (failure != null) {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                                 ? failure.getCause() : failure;
+                        if (cause instanceof ClusterRefusedException refused) {
+                            // The cluster refused this message for a reason of its own: its error, no stack trace.
+                            Outcome.fail(reply, refused.code(), "", refused.reason());
+                            return Outcome.reply(session, reply);
+                        }
                         if (!(cause instanceof ClusterUnavailableException)) {
                             throw failure instanceof CompletionException ? (CompletionException) failure
                                     : new CompletionException(failure);

@@ -82,6 +82,8 @@ final class ForwardQueue {
     private final ArrayDeque<Entry> unsent = new ArrayDeque<>();
     private long bytes;
     private long lastQueued;
+    /** The incarnation of the peer this chain is for (each forward names it); null between chains. */
+    private String chainTo;
     /** Bumped by every reset and every resend: failures of an earlier round are stale. */
     private long round;
     /** Batches of this round sent and not answered in full. */
@@ -124,6 +126,9 @@ final class ForwardQueue {
         Map<String, Object> data = new java.util.HashMap<>(fields);
         data.put("seq", seq);
         data.put("prev", lastQueued);
+        if (chainTo != null) {
+            data.put("to", chainTo);
+        }
         Entry entry = new Entry(seq, lastQueued, data, size);
         lastQueued = seq;
         entries.addLast(entry);
@@ -223,6 +228,19 @@ final class ForwardQueue {
         return count;
     }
 
+    /**
+     * Starts a new chain for a peer's incarnation that joined: as {@link #reset}, and each forward from now on names
+     * that incarnation, so that one which arrives after the peer took a new incarnation is not taken as the new one's.
+     *
+     * @param to the peer's incarnation
+     * @return how many forwards were dropped without an acknowledgement
+     */
+    synchronized int startChain(String to) {
+        int dropped = reset();
+        chainTo = to;
+        return dropped;
+    }
+
     /** @return whether the flow stopped and waits for {@link #resend} */
     synchronized boolean needsResend() {
         return needsResend;
@@ -244,6 +262,7 @@ final class ForwardQueue {
         unsent.clear();
         bytes = 0;
         lastQueued = 0;
+        chainTo = null;
         round++;
         inFlight = 0;
         needsResend = false;

@@ -22,6 +22,8 @@ final class ForwardReceiver implements ChannelMessageListener {
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
 
     private final Oort oort;
+    /** Refused forwards are a forger's (or a broken peer's) to send: one log line per period at most. */
+    private final RefusalLog refusals = new RefusalLog(LOG::warn, System::nanoTime);
     private volatile FanOutLanes lanes = new FanOutLanes(1, "unused");
 
     ForwardReceiver(Oort oort) {
@@ -50,8 +52,10 @@ final class ForwardReceiver implements ChannelMessageListener {
         if (!(data.get("origin") instanceof String origin) || !(data.get("forwards") instanceof List<?> forwards)
                 || !origin.equals(peer.id())) {
             // One hop: a peer only ever sends its own messages.
-            LOG.warn("Oort node {} sent forwards that are not its own messages or not well formed: dropped",
-                    peer.id());
+            oort.stats().refusedForwards.increment();
+            refusals.refused(() -> "Oort node " + RefusalLog.sanitized(peer.id()) + " sent forwards that are not its"
+                    + " own messages or not well formed: refused");
+            message.put(PeerReplies.VERDICT_FIELD, OriginSequences.Verdict.REFUSED);
             return false;
         }
         if (oort.membership().isDeparted(origin)) {
@@ -63,8 +67,8 @@ final class ForwardReceiver implements ChannelMessageListener {
         // Taken as a whole or not: past a refusal, every later forward of the chain would be refused too.
         OriginSequences.Verdict verdict = OriginSequences.Verdict.DELIVER;
         for (Object item : forwards) {
-            verdict = accept(origin, item, target);
-            if (verdict == OriginSequences.Verdict.OUT_OF_ORDER) {
+            verdict = accept(peer, item, target);
+            if (verdict == OriginSequences.Verdict.OUT_OF_ORDER || verdict == OriginSequences.Verdict.REFUSED) {
                 break;
             }
         }
@@ -73,28 +77,54 @@ final class ForwardReceiver implements ChannelMessageListener {
         return false;
     }
 
-    private OriginSequences.Verdict accept(String origin, Object item, ClusterNode target) {
+    private OriginSequences.Verdict accept(JoinProof.Peer peer, Object item, ClusterNode target) {
+        String origin = peer.id();
         if (!(item instanceof Map<?, ?> forward) || !(forward.get("seq") instanceof Number number)
                 || !(forward.get("prev") instanceof Number prev)
                 || !(forward.get("channel") instanceof String forwardedChannel)
-                || !(forward.get("message") instanceof String json)) {
-            LOG.warn("Oort node {} sent a forward that is not well formed: refused", origin);
-            return OriginSequences.Verdict.OUT_OF_ORDER;
+                || !(forward.get("message") instanceof String json)
+                || !(forward.get("to") instanceof String to)) {
+            return refuse(origin, "a forward that is not well formed");
         }
-        return oort.sequences().accept(origin, number.longValue(), prev.longValue(), () -> {
+        long seq = number.longValue();
+        long previous = prev.longValue();
+        if (!peer.forwards().verify(origin, to, seq, previous, forwardedChannel, json,
+                forward.get(ForwardAuth.FIELD))) {
+            // Not made with this link's key: a reader of the link replaying or forging, not the peer.
+            return refuse(origin, "a forward whose MAC is not good");
+        }
+        ServerMessage parsed;
+        try {
+            parsed = target.parse(json.getBytes(StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            return refuse(origin, "a forward whose message cannot be delivered");
+        }
+        if (!forwardedChannel.equals(parsed.getChannel())) {
+            // The channel checked below must be the one delivered on.
+            return refuse(origin, "a forward whose message is on another channel than the forward's");
+        }
+        OriginSequences.Verdict verdict = oort.sequences().accept(origin, to, oort::id, seq, previous, () -> {
             if (!oort.isObserved(forwardedChannel)) {
                 oort.stats().notObserved.increment();
                 return;
             }
             // Checked and numbered here, in the origin's order; fanned out on the channel's lane.
             lanes.deliver(forwardedChannel, () -> {
-                try {
-                    target.deliver(json.getBytes(StandardCharsets.UTF_8));
-                    oort.stats().received.increment();
-                } catch (IllegalArgumentException e) {
-                    LOG.warn("A message from node {} could not be delivered: {}", origin, e.getMessage());
-                }
+                target.deliverParsed(parsed);
+                oort.stats().received.increment();
             });
         });
+        if (verdict == OriginSequences.Verdict.REFUSED) {
+            refusals.refused(() -> "Oort node " + RefusalLog.sanitized(origin) + " sent a forward numbered " + seq
+                    + " after " + previous + ", which no genuine chain has (a second start or too far a jump):"
+                    + " refused");
+        }
+        return verdict;
+    }
+
+    private OriginSequences.Verdict refuse(String origin, String what) {
+        oort.stats().refusedForwards.increment();
+        refusals.refused(() -> "Oort refused " + what + " on the link of node " + RefusalLog.sanitized(origin));
+        return OriginSequences.Verdict.REFUSED;
     }
 }

@@ -34,8 +34,15 @@ final class JoinProof {
     /** Nonce to the time it expires, oldest first. */
     private final LinkedHashMap<String, Long> seenNonces = new LinkedHashMap<>();
 
-    /** A peer whose proof was good. */
-    record Peer(String id, String url) {
+    /**
+     * A peer whose proof was good.
+     *
+     * @param id its incarnation
+     * @param url its URL
+     * @param acceptNonce the nonce this node answers its join with (see {@link ForwardAuth})
+     * @param forwards checks the MACs of the forwards on the session this join opens
+     */
+    record Peer(String id, String url, String acceptNonce, ForwardAuth forwards) {
     }
 
     JoinProof(byte[] secret, Clock clock, Duration window) {
@@ -51,9 +58,7 @@ final class JoinProof {
      * @return the {@code ext.oort} object of a handshake
      */
     Map<String, Object> make(String id, String url, String target) {
-        byte[] nonceBytes = new byte[16];
-        random.nextBytes(nonceBytes);
-        String nonce = Base64.getUrlEncoder().withoutPadding().encodeToString(nonceBytes);
+        String nonce = newNonce();
         long time = clock.millis();
         Map<String, Object> ext = new HashMap<>();
         ext.put("id", id);
@@ -104,7 +109,25 @@ final class JoinProof {
             // Kept until a proof with it would be too old anyway.
             seenNonces.put(nonce, sent + window.toMillis());
         }
-        return new Peer(id, url);
+        String acceptNonce = newNonce();
+        return new Peer(id, url, acceptNonce, forwardAuth(nonce, acceptNonce, id, target));
+    }
+
+    /**
+     * @param joinerNonce the nonce of the joining node's proof
+     * @param acceptorNonce the nonce the accepting node answered with
+     * @param joinerId the joining incarnation
+     * @param acceptorUrl the accepting node's URL
+     * @return the MACs of the forwards of the link this join opens
+     */
+    ForwardAuth forwardAuth(String joinerNonce, String acceptorNonce, String joinerId, String acceptorUrl) {
+        return new ForwardAuth(ForwardAuth.linkKey(secret, joinerNonce, acceptorNonce, joinerId, acceptorUrl));
+    }
+
+    private String newNonce() {
+        byte[] nonceBytes = new byte[16];
+        random.nextBytes(nonceBytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(nonceBytes);
     }
 
     private void forgetExpired(long now) {

@@ -2,6 +2,7 @@ package org.bayeux.oort;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,8 @@ import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.ClientResources;
 import org.bayeux.client.transport.ClientTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This node's link to one peer: our Java client, over WebSocket (long-polling if WebSocket is refused), handshaking
@@ -25,6 +28,7 @@ import org.bayeux.client.transport.ClientTransport;
  * link flaps; everything else (heartbeats, gossip, peer messages) through {@link #send}, at most once.</p>
  */
 final class Link {
+    private static final Logger LOG = LoggerFactory.getLogger(Link.class);
     /** What a link tells its owner. */
     interface Listener {
         /** The client's state changed. */
@@ -57,6 +61,10 @@ final class Link {
     private volatile long rttNanos = -1;
     private volatile BayeuxClient.State state = BayeuxClient.State.DISCONNECTED;
     private volatile boolean closed;
+    /** The nonce of the proof of the handshake under way: this side's half of the link's forward key. */
+    private volatile String joinNonce;
+    /** Signs the forwards of the session the last successful handshake opened; null before one. */
+    private volatile ForwardAuth forwardAuth;
 
     /**
      * @param target the peer's URL
@@ -87,7 +95,9 @@ final class Link {
                 .maxNetworkDelay(networkDelay(config.peerTimeout()))
                 .backoff(Duration.ofMillis(Math.min(250, maxBackoff.toMillis())), maxBackoff)
                 .handshakeHook(request -> {
-                    request.ext(JoinProof.EXT, proof.make(selfId, config.url(), target));
+                    Map<String, Object> join = proof.make(selfId, config.url(), target);
+                    joinNonce = (String) join.get("nonce");
+                    request.ext(JoinProof.EXT, join);
                     return CompletableFuture.completedFuture(null);
                 })
                 .build();
@@ -103,6 +113,9 @@ final class Link {
                         && LEFT_ERROR.equals(message.get(Message.ERROR_FIELD)) && !closed) {
                     listener.refusedAsLeft(Link.this);
                 }
+                if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
+                    keyFrom(message, proof, selfId, target);
+                }
                 return true;
             }
         });
@@ -116,6 +129,21 @@ final class Link {
             }
             listener.stateChanged(this, newState);
         });
+    }
+
+    /** A successful handshake: the peer's half of the forward key is in its reply; the session's key is made here. */
+    private void keyFrom(Message reply, JoinProof proof, String selfId, String target) {
+        Map<String, Object> ext = reply.getExt();
+        String nonce = joinNonce;
+        if (ext != null && ext.get(JoinProof.EXT) instanceof Map<?, ?> oort
+                && oort.get(PeerReplies.ACCEPT_NONCE_FIELD) instanceof String acceptNonce && nonce != null) {
+            forwardAuth = proof.forwardAuth(nonce, acceptNonce, selfId, target);
+        } else {
+            // A peer that sends no nonce takes no forward of ours: every one would be refused as unsigned.
+            forwardAuth = null;
+            LOG.warn("Oort peer at {} answered the join without its half of the forward key: forwards to it will be"
+                    + " refused (a peer of an older version?)", target);
+        }
     }
 
     static Duration networkDelay(Duration peerTimeout) {
@@ -191,8 +219,15 @@ final class Link {
      */
     private void sendForwards(ForwardQueue.Batch batch) {
         List<Map<String, Object>> list = new ArrayList<>(batch.entries.size());
+        ForwardAuth auth = forwardAuth;
         for (ForwardQueue.Entry entry : batch.entries) {
-            list.add(entry.data);
+            Map<String, Object> signed = new HashMap<>(entry.data);
+            if (auth != null) {
+                // Signed with the key of the session it goes on now: a resend after a new join is signed anew.
+                signed.put(ForwardAuth.FIELD, auth.sign(selfId, (String) entry.data.get("to"), entry.seq, entry.prev,
+                        (String) entry.data.get("channel"), (String) entry.data.get("message")));
+            }
+            list.add(signed);
         }
         client.getChannel(Oort.FORWARD_CHANNEL).publish(Map.of("origin", selfId, "forwards", list), (c, reply) -> {
             boolean taken = reply != null && reply.isSuccessful();

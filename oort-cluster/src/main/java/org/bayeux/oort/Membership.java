@@ -3,9 +3,12 @@ package org.bayeux.oort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
@@ -58,6 +61,8 @@ final class Membership {
     };
     private volatile List<Link> joinedLinks = List.of();
     private boolean stopped;
+    /** URLs not dialled (not allowed, or past the cap) are a gossiping or joining peer's to send: one line a period. */
+    private final RefusalLog refusedUrls = new RefusalLog(LOG::warn, System::nanoTime);
 
     /** One URL's state. */
     private static final class Peer {
@@ -73,6 +78,10 @@ final class Membership {
         int teardowns;
         /** How many members the peer listed in its last gossip, or -1. */
         int gossiped = -1;
+        /** The URLs the peer listed in its last gossip. */
+        Set<String> listed = Set.of();
+        /** When this URL was last a seed, a member, an inbound session or listed by a member (System.nanoTime). */
+        long wantedNanos = System.nanoTime();
 
         Peer(String url) {
             this.url = url;
@@ -121,8 +130,8 @@ final class Membership {
         if (stopped || url.equals(oort.config().url())) {
             return null;
         }
-        Peer peer = peersByUrl.computeIfAbsent(url, Peer::new);
-        if (peer.link != null) {
+        Peer peer = known(url, "dial");
+        if (peer == null || peer.link != null) {
             return null;
         }
         peer.link = new Link(url, oort.id(), oort.config(), oort.proof(), oort.resources(), oort.stats(),
@@ -131,6 +140,70 @@ final class Membership {
         refreshJoinedLinks();
         LOG.debug("Oort node {} dials {}", oort.id(), url);
         return peer.link;
+    }
+
+    /**
+     * @param url a peer's URL
+     * @param why what would be done with it, for the log
+     * @return its entry, made if the URL may be dialled and the cap leaves room; null if not
+     */
+    private Peer known(String url, String why) {
+        Peer peer = peersByUrl.get(url);
+        if (peer != null) {
+            return peer;
+        }
+        String problem = oort.config().refusalOf(url);
+        if (problem == null && peersByUrl.size() >= oort.config().maxKnownUrls()) {
+            problem = "within oort.maxKnownUrls=" + oort.config().maxKnownUrls() + " known URLs";
+        }
+        if (problem != null) {
+            oort.stats().urlsRefused.increment();
+            String rule = problem;
+            refusedUrls.refused(() -> "Oort node " + oort.id() + " does not " + why + " " + RefusalLog.sanitized(url)
+                    + ": it must be " + rule);
+            return null;
+        }
+        peer = new Peer(url);
+        peersByUrl.put(url, peer);
+        return peer;
+    }
+
+    /**
+     * Forgets the URLs nobody wants any more: not a seed, not a member, no session of its node here, and listed by no
+     * member's last gossip, for longer than {@code grace}; their links are closed (outside the lock). A gossiping
+     * peer's URLs go with its gossip, so that the set of URLs this node dials follows the cluster.
+     *
+     * @param grace how long a URL is kept once nobody wants it (a member that left is redialled meanwhile)
+     * @return what to close, outside the lock
+     */
+    synchronized List<Runnable> forgetUnwanted(Duration grace) {
+        List<Runnable> closes = new ArrayList<>();
+        if (stopped) {
+            return closes;
+        }
+        long now = System.nanoTime();
+        Set<String> listed = new HashSet<>(oort.config().seeds());
+        for (Peer peer : peersByUrl.values()) {
+            if (peer.member != null) {
+                listed.addAll(peer.listed);
+            }
+        }
+        Iterator<Peer> peers = peersByUrl.values().iterator();
+        while (peers.hasNext()) {
+            Peer peer = peers.next();
+            if (peer.member != null || peer.inbound != null || listed.contains(peer.url)) {
+                peer.wantedNanos = now;
+            } else if (now - peer.wantedNanos > grace.toNanos()) {
+                peers.remove();
+                oort.stats().urlsForgotten.increment();
+                LOG.debug("Oort node {} forgets {}: no member lists it any more", oort.id(), peer.url);
+                Link link = peer.link;
+                if (link != null) {
+                    closes.add(link::close);
+                }
+            }
+        }
+        return closes;
     }
 
     private void linkChanged(Link link, BayeuxClient.State state) {
@@ -180,7 +253,11 @@ final class Membership {
         if (stopped || proven.url().equals(oort.config().url())) {
             return false;
         }
-        Peer peer = peersByUrl.computeIfAbsent(proven.url(), Peer::new);
+        Peer peer = known(proven.url(), "dial back");
+        if (peer == null) {
+            // Never dialled back, so never joined: its session here ends.
+            return null;
+        }
         if (peer.member != null && !peer.member.id().equals(proven.id())) {
             // Another incarnation at the same URL: the old one has left, whatever its session says.
             leave(peer, "its URL joined again as " + proven.id());
@@ -264,15 +341,22 @@ final class Membership {
                 return;
             }
             sender.gossiped = list.size();
+            Set<String> urls = new HashSet<>();
             for (Object entry : list) {
+                // At most as many as this node keeps: a longer list is a flood, not a cluster.
+                if (urls.size() >= oort.config().maxKnownUrls()) {
+                    break;
+                }
                 if (entry instanceof Map<?, ?> fields && fields.get("url") instanceof String url
                         && !url.equals(oort.config().url())) {
+                    urls.add(url);
                     Peer known = peersByUrl.get(url);
                     if (known == null || known.link == null) {
                         toDial.add(url);
                     }
                 }
             }
+            sender.listed = Set.copyOf(urls);
         }
         for (String url : toDial) {
             LOG.debug("Oort node {} dials {}, gossiped by {}", oort.id(), url, from.id());
@@ -367,7 +451,7 @@ final class Membership {
             peer.teardowns = 0;
             peer.member = new ClusterMember(peer.inboundId, peer.url);
             // A new chain of forwards for a new incarnation of the peer.
-            peer.link.forwards().reset();
+            peer.link.forwards().startChain(peer.member.id());
             oort.stats().joins.increment();
             LOG.info("Oort node {} at {} joined (node {} now has {} members)", peer.member.id(), peer.url, oort.id(),
                     countMembers());

@@ -27,6 +27,8 @@ import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
+import org.bayeux.server.cluster.ClusterRefusedException;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * Oort oort = Oort.builder(engine)
- *         .url("http://10.0.0.1:8080/bayeux")
- *         .seeds(List.of("http://10.0.0.2:8080/bayeux"))
+ *         .url("https://10.0.0.1:8443/bayeux")          // plain http to another host needs allowPlainLinks(true)
+ *         .seeds(List.of("https://10.0.0.2:8443/bayeux"))
  *         .secret(secretBytes)
  *         .build();            // checks the configuration and sets the engine's cluster
  * engine.start();             // starts Oort too
@@ -57,6 +59,11 @@ import org.slf4j.LoggerFactory;
  * it: a healed partition rejoins by itself, and the others see {@code left} of the old incarnation, then
  * {@code joined} of the new one.</p>
  *
+ * <p>Every forward carries a MAC under a key made for its link's join ({@link ForwardAuth}); the receiver refuses one
+ * without a good MAC, a second start of a chain, a number that jumps too far, and a message whose own channel is not
+ * the one its forward was checked for. A node keeps at most {@code oort.maxKnownUrls} peer URLs, forgets those no
+ * member lists any more, and dials only allowed ones ({@code oort.peerHosts}, {@code oort.allowPlainLinks}).</p>
+ *
  * <p>Forwarding: a message published here on an observed channel is queued on the link to every joined peer, with
  * this node's incarnation as its origin, a sequence number of that incarnation, and the number queued before it on
  * that link ({@link ForwardQueue}, which sends what it holds in batches, one message each). The peer delivers it to
@@ -74,6 +81,10 @@ public final class Oort implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
     /** How far a join's time may be from this node's clock. */
     private static final Duration JOIN_WINDOW = Duration.ofSeconds(30);
+    /** The error a publisher gets for a message larger than {@code oort.maxMessageBytes}: {@code 413::...}. */
+    static final int OVERSIZE_CODE = 413;
+    /** The reason of that error. */
+    static final String OVERSIZE_REASON = "oort_message_too_large";
 
     private final BayeuxEngine engine;
     private final OortConfig config;
@@ -84,6 +95,8 @@ public final class Oort implements Cluster {
     private final List<ChannelId> observed;
     private final JoinProof proof;
     private final OortStats stats = new OortStats();
+    /** Messages too large to forward: one log line per period at most. */
+    private final RefusalLog oversize = new RefusalLog(LOG::warn, System::nanoTime);
     private final OriginSequences sequences = new OriginSequences(stats);
     private final OortGate gate;
     private final PeerReplies replies;
@@ -97,10 +110,13 @@ public final class Oort implements Cluster {
     private long sequence;
     private volatile ClusterNode node;
     private ClientResources resources;
+    /** The TLS settings of the links, or null for the client's defaults. */
+    private final SslContextFactory.Client linkTls;
 
-    private Oort(BayeuxEngine engine, OortConfig config) {
+    private Oort(BayeuxEngine engine, OortConfig config, SslContextFactory.Client linkTls) {
         this.engine = engine;
         this.config = config;
+        this.linkTls = linkTls;
         List<ChannelId> globs = new ArrayList<>();
         for (String glob : config.channels()) {
             globs.add(ChannelId.of(glob));
@@ -156,7 +172,11 @@ public final class Oort implements Cluster {
         stopped.set(false);
         this.node = node;
         BayeuxServer server = node.server();
-        resources = ClientResources.builder().maxThreads(8).build();
+        ClientResources.Builder links = ClientResources.builder().maxThreads(8);
+        if (linkTls != null) {
+            links.sslContextFactory(linkTls);
+        }
+        resources = links.build();
         server.addExtension(gate);
         // After the gate: it sees the handshakes the gate verified.
         server.addExtension(replies);
@@ -237,9 +257,13 @@ public final class Oort implements Cluster {
         }
         if (message.json().length > config.maxMessageBytes()) {
             stats.oversize.increment();
-            LOG.warn("A message on {} of {} bytes is larger than oort.maxMessageBytes={}: not forwarded",
-                    message.channel(), message.json().length, config.maxMessageBytes());
-            return CompletableFuture.completedFuture(Boolean.FALSE);
+            int size = message.json().length;
+            // Any client may publish large messages: one line per period, not one per message.
+            oversize.refused(() -> "A message on " + RefusalLog.sanitized(message.channel()) + " of " + size
+                    + " bytes is larger than oort.maxMessageBytes=" + config.maxMessageBytes()
+                    + ": not forwarded (its publisher is answered " + OVERSIZE_CODE + "::" + OVERSIZE_REASON + ")");
+            return CompletableFuture.failedFuture(new ClusterRefusedException(OVERSIZE_CODE, OVERSIZE_REASON,
+                    "larger than oort.maxMessageBytes"));
         }
         String json = new String(message.json(), StandardCharsets.UTF_8);
         // One lock from numbering to the last enqueue, so that every link carries the numbers in order; the origin
@@ -283,6 +307,8 @@ public final class Oort implements Cluster {
             List<Runnable> closes = membership.expireSilent(config.peerTimeout(), config.heartbeatInterval(),
                     (url, delay) -> engine.schedule(() -> membership.dial(url), delay));
             closes.forEach(Runnable::run);
+            // A URL nobody wants is kept a while, so that a member that left is redialled meanwhile.
+            membership.forgetUnwanted(config.peerTimeout().multipliedBy(2)).forEach(Runnable::run);
         } catch (RuntimeException e) {
             LOG.warn("Oort heartbeat failed", e);
         } finally {
@@ -454,6 +480,7 @@ public final class Oort implements Cluster {
     public static final class Builder {
         private final BayeuxEngine engine;
         private final OortConfig.Builder config = OortConfig.builder(null);
+        private SslContextFactory.Client linkTls;
 
         private Builder(BayeuxEngine engine) {
             this.engine = engine;
@@ -559,13 +586,52 @@ public final class Oort implements Cluster {
         }
 
         /**
+         * @param allow {@code oort.allowPlainLinks}: whether links may be plain {@code http://} or {@code ws://} to a
+         *        host other than the loopback interface
+         * @return this builder
+         */
+        public Builder allowPlainLinks(boolean allow) {
+            config.allowPlainLinks(allow);
+            return this;
+        }
+
+        /**
+         * @param hosts {@code oort.peerHosts}: the only hosts this node dials; empty for any
+         * @return this builder
+         */
+        public Builder peerHosts(List<String> hosts) {
+            config.peerHosts(hosts);
+            return this;
+        }
+
+        /**
+         * @param count {@code oort.maxKnownUrls}: the most peer URLs this node keeps
+         * @return this builder
+         */
+        public Builder maxKnownUrls(int count) {
+            config.maxKnownUrls(count);
+            return this;
+        }
+
+        /**
+         * @param tls the TLS settings of this node's links to {@code https://} and {@code wss://} peers: the trust
+         *        store that checks the peers' certificates and, for mutual TLS, the key store of this node's own
+         *        certificate; null (the default) uses the JVM's trust store and no client certificate
+         * @return this builder
+         */
+        public Builder linkTls(SslContextFactory.Client tls) {
+            this.linkTls = tls;
+            return this;
+        }
+
+        /**
          * Checks the configuration and sets the node as the engine's cluster (before the engine starts).
          *
          * @return the node
          * @throws IllegalArgumentException naming the key and value of the first rule broken
          */
         public Oort build() {
-            Oort oort = new Oort(engine, config.build());
+            Oort oort = new Oort(engine, config.build(), linkTls);
             engine.setCluster(oort);
             return oort;
         }

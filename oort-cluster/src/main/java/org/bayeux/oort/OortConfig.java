@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import org.bayeux.api.ChannelId;
 
@@ -37,6 +38,14 @@ import org.bayeux.api.ChannelId;
  *       to this node's subscribers, each channel's on one of them (one order per channel, but one origin's messages on
  *       different channels may arrive in another order); 1, the default, delivers them in the origin's order on the
  *       thread that reads the link.</td></tr>
+ *   <tr><td>{@code oort.allowPlainLinks}</td><td>boolean</td><td>false</td><td>Whether links may be plain
+ *       {@code http://} or {@code ws://} to a peer that is not on the loopback interface (a reader of such a link sees
+ *       every message; forwards stay signed). Off: such a URL is refused at start (seeds, this node's URL) and never
+ *       dialled (gossip, dial-backs).</td></tr>
+ *   <tr><td>{@code oort.peerHosts}</td><td>hosts</td><td>any</td><td>The hosts this node dials, compared exactly
+ *       without case; empty: any host.</td></tr>
+ *   <tr><td>{@code oort.maxKnownUrls}</td><td>int</td><td>100</td><td>The most peer URLs this node keeps; a URL
+ *       gossiped or claimed past it is not dialled.</td></tr>
  * </table>
  */
 public final class OortConfig {
@@ -44,6 +53,8 @@ public final class OortConfig {
     public static final int MIN_SECRET_BYTES = 32;
     /** The most fan-out lanes. */
     public static final int MAX_FAN_OUT_LANES = 64;
+    /** The highest {@code oort.maxKnownUrls}. */
+    public static final int MAX_KNOWN_URLS = 10_000;
 
     private final String url;
     private final List<String> seeds;
@@ -55,6 +66,9 @@ public final class OortConfig {
     private final int maxQueue;
     private final long maxQueueBytes;
     private final int fanOutLanes;
+    private final boolean allowPlainLinks;
+    private final List<String> peerHosts;
+    private final int maxKnownUrls;
 
     private OortConfig(Builder builder) {
         this.url = checkUrl("oort.url", builder.url);
@@ -105,6 +119,70 @@ public final class OortConfig {
             throw invalid("oort.fanOutLanes", builder.fanOutLanes, "an integer from 1 to " + MAX_FAN_OUT_LANES);
         }
         this.fanOutLanes = builder.fanOutLanes;
+        if (builder.maxKnownUrls < 1 || builder.maxKnownUrls > MAX_KNOWN_URLS) {
+            throw invalid("oort.maxKnownUrls", builder.maxKnownUrls, "an integer from 1 to " + MAX_KNOWN_URLS);
+        }
+        this.maxKnownUrls = builder.maxKnownUrls;
+        if (seeds.size() + 1 > maxKnownUrls) {
+            throw invalid("oort.maxKnownUrls", maxKnownUrls, "more than the number of oort.seeds (" + seeds.size()
+                    + ")");
+        }
+        List<String> hosts = new ArrayList<>();
+        for (String host : builder.peerHosts) {
+            if (host == null || host.isBlank() || host.contains("/") || host.contains(":") && !host.startsWith("[")) {
+                throw invalid("oort.peerHosts", host, "host names or addresses, such as node1.example.com or 10.0.0.2");
+            }
+            hosts.add(host.toLowerCase(Locale.ROOT));
+        }
+        this.peerHosts = List.copyOf(hosts);
+        this.allowPlainLinks = builder.allowPlainLinks;
+        // Last, so that a plain URL's error does not hide another rule's.
+        String urlProblem = refusalOf(url);
+        if (urlProblem != null) {
+            throw invalid("oort.url", url, urlProblem);
+        }
+        for (String seed : seeds) {
+            String problem = refusalOf(seed);
+            if (problem != null) {
+                throw invalid("oort.seeds", seed, problem);
+            }
+        }
+    }
+
+    /**
+     * @param url a peer's URL
+     * @return null if this node may dial it; else the rule it breaks, for a message
+     */
+    String refusalOf(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (java.net.URISyntaxException bad) {
+            return "an http(s) URL of a Bayeux endpoint";
+        }
+        String host = uri.getHost();
+        String scheme = uri.getScheme();
+        if (host == null || scheme == null) {
+            return "an http(s) URL of a Bayeux endpoint";
+        }
+        if (!peerHosts.isEmpty() && !peerHosts.contains(host.toLowerCase(Locale.ROOT))) {
+            return "a URL of one of oort.peerHosts " + peerHosts;
+        }
+        boolean plain = "http".equalsIgnoreCase(scheme) || "ws".equalsIgnoreCase(scheme);
+        if (plain && !allowPlainLinks && !isLoopback(host)) {
+            return "an https:// or wss:// URL, as plain links to another host are allowed only with "
+                    + "oort.allowPlainLinks=true";
+        }
+        return null;
+    }
+
+    /** @return whether the host is the loopback interface, by its literal name only (no name is looked up) */
+    static boolean isLoopback(String host) {
+        String name = host.toLowerCase(Locale.ROOT);
+        if (name.equals("localhost") || name.equals("[::1]") || name.equals("::1")) {
+            return true;
+        }
+        return name.matches("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}");
     }
 
     private static String checkUrl(String key, String value) {
@@ -194,11 +272,28 @@ public final class OortConfig {
         return fanOutLanes;
     }
 
+    /** @return whether plain links to other hosts are allowed ({@code oort.allowPlainLinks}) */
+    public boolean allowPlainLinks() {
+        return allowPlainLinks;
+    }
+
+    /** @return the hosts this node dials, lower case; empty: any */
+    public List<String> peerHosts() {
+        return peerHosts;
+    }
+
+    /** @return the most peer URLs this node keeps */
+    public int maxKnownUrls() {
+        return maxKnownUrls;
+    }
+
     @Override
     public String toString() {
         return "OortConfig[url=" + url + ", seeds=" + seeds + ", channels=" + channels + ", heartbeatInterval="
                 + heartbeatInterval + ", peerTimeout=" + peerTimeout + ", maxMessageBytes=" + maxMessageBytes
-                + ", maxQueue=" + maxQueue + ", maxQueueBytes=" + maxQueueBytes + ", fanOutLanes=" + fanOutLanes + "]";
+                + ", maxQueue=" + maxQueue + ", maxQueueBytes=" + maxQueueBytes + ", fanOutLanes=" + fanOutLanes
+                + ", allowPlainLinks=" + allowPlainLinks + ", peerHosts=" + peerHosts + ", maxKnownUrls=" + maxKnownUrls
+                + "]";
     }
 
     /** Builds an {@link OortConfig}; every rule is checked by {@link #build()}. */
@@ -213,6 +308,9 @@ public final class OortConfig {
         private int maxQueue = 10_000;
         private long maxQueueBytes = 32L * 1024 * 1024;
         private int fanOutLanes = 1;
+        private boolean allowPlainLinks;
+        private List<String> peerHosts = List.of();
+        private int maxKnownUrls = 100;
 
         Builder(String url) {
             this.url = url;
@@ -313,6 +411,34 @@ public final class OortConfig {
          */
         public Builder fanOutLanes(int lanes) {
             this.fanOutLanes = lanes;
+            return this;
+        }
+
+        /**
+         * @param allow {@code oort.allowPlainLinks}: whether links may be plain {@code http://} or {@code ws://} to a
+         *        host other than the loopback interface
+         * @return this builder
+         */
+        public Builder allowPlainLinks(boolean allow) {
+            this.allowPlainLinks = allow;
+            return this;
+        }
+
+        /**
+         * @param hosts {@code oort.peerHosts}: the only hosts this node dials; empty for any
+         * @return this builder
+         */
+        public Builder peerHosts(List<String> hosts) {
+            this.peerHosts = new ArrayList<>(hosts);
+            return this;
+        }
+
+        /**
+         * @param count {@code oort.maxKnownUrls}: the most peer URLs this node keeps
+         * @return this builder
+         */
+        public Builder maxKnownUrls(int count) {
+            this.maxKnownUrls = count;
             return this;
         }
 

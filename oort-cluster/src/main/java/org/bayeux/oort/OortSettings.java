@@ -69,9 +69,27 @@ public final class OortSettings {
                     + "one order per channel, but an origin's messages on different channels may then arrive in another "
                     + "order. 1 delivers them in the origin's order on the thread that reads the link.");
 
+    /** Whether links may be plain http or ws to another host. */
+    public static final ConfigOption<Boolean> ALLOW_PLAIN_LINKS = ConfigOption.bool("oort.allowPlainLinks", false,
+            "Whether links may be plain `http://` or `ws://` to a peer that is not on the loopback interface. Off, such "
+                    + "a URL is refused at start (`oort.url`, `oort.seeds`) and never dialled (gossip, dial-backs): a "
+                    + "reader of a plain link sees every message (forwards stay signed). Turn it on only on a network "
+                    + "you trust or inside a tunnel.");
+    /** The only hosts dialled. */
+    public static final ConfigOption<List<String>> PEER_HOSTS = ConfigOption.list("oort.peerHosts", List.of(),
+            "The only hosts this node dials, comma-separated, compared exactly without case (seeds, gossiped URLs, "
+                    + "dial-backs); empty: any host. A peer on another host never joins: it is never dialled back.");
+    /** The most peer URLs kept. */
+    public static final ConfigOption<Integer> MAX_KNOWN_URLS = ConfigOption.integer("oort.maxKnownUrls", 100,
+            n -> n >= 1 && n <= OortConfig.MAX_KNOWN_URLS, "an integer from 1 to " + OortConfig.MAX_KNOWN_URLS
+                    + ", more than the seeds",
+            "The most peer URLs this node keeps (seeds, members, gossiped); a URL gossiped or claimed past it is not "
+                    + "dialled. URLs no member lists any more, not seeds and not joined, are forgotten.");
+
     /** Every key, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URL, SEEDS, CHANNELS, SECRET_FILE, HEARTBEAT_INTERVAL,
-            PEER_TIMEOUT, MAX_MESSAGE_BYTES, MAX_QUEUE, MAX_QUEUE_BYTES, FAN_OUT_LANES);
+            PEER_TIMEOUT, MAX_MESSAGE_BYTES, MAX_QUEUE, MAX_QUEUE_BYTES, FAN_OUT_LANES, ALLOW_PLAIN_LINKS, PEER_HOSTS,
+            MAX_KNOWN_URLS);
 
     private final Map<ConfigOption<?>, Object> values;
 
@@ -153,14 +171,16 @@ public final class OortSettings {
         return builder.url(url).seeds(get(SEEDS)).channels(get(CHANNELS)).secret(readSecret())
                 .heartbeatInterval(get(HEARTBEAT_INTERVAL)).peerTimeout(get(PEER_TIMEOUT))
                 .maxMessageBytes(get(MAX_MESSAGE_BYTES)).maxQueue(get(MAX_QUEUE)).maxQueueBytes(get(MAX_QUEUE_BYTES))
-                .fanOutLanes(get(FAN_OUT_LANES));
+                .fanOutLanes(get(FAN_OUT_LANES)).allowPlainLinks(get(ALLOW_PLAIN_LINKS)).peerHosts(get(PEER_HOSTS))
+                .maxKnownUrls(get(MAX_KNOWN_URLS));
     }
 
     private OortConfig.Builder apply(OortConfig.Builder builder) {
         return builder.seeds(get(SEEDS)).channels(get(CHANNELS)).secret(readSecret())
                 .heartbeatInterval(get(HEARTBEAT_INTERVAL)).peerTimeout(get(PEER_TIMEOUT))
                 .maxMessageBytes(get(MAX_MESSAGE_BYTES)).maxQueue(get(MAX_QUEUE)).maxQueueBytes(get(MAX_QUEUE_BYTES))
-                .fanOutLanes(get(FAN_OUT_LANES));
+                .fanOutLanes(get(FAN_OUT_LANES)).allowPlainLinks(get(ALLOW_PLAIN_LINKS)).peerHosts(get(PEER_HOSTS))
+                .maxKnownUrls(get(MAX_KNOWN_URLS));
     }
 
     /** Reads the secret file; one trailing line break (LF or CRLF), as editors and {@code echo} add, is cut. */

@@ -18,6 +18,10 @@ public final class OortStats {
     final LongAdder outOfOrder = new LongAdder();
     final LongAdder unacknowledgedDropped = new LongAdder();
     final LongAdder incarnations = new LongAdder();
+    final LongAdder refusedForwards = new LongAdder();
+    final LongAdder urlsRefused = new LongAdder();
+    final LongAdder urlsForgotten = new LongAdder();
+    final LongAdder stale = new LongAdder();
 
     OortStats() {
     }
@@ -98,12 +102,39 @@ public final class OortStats {
         return incarnations.sum();
     }
 
+    /**
+     * @return forwards from peers refused as no genuine peer sends them: a MAC that is not good, a second start of a
+     *         chain, a number that jumps too far, or a message whose channel is not the one checked
+     */
+    public long refusedForwards() {
+        return refusedForwards.sum();
+    }
+
+    /**
+     * @return peer URLs not dialled (gossiped, or claimed by a joining node): not allowed by
+     *         {@code oort.allowPlainLinks} or {@code oort.peerHosts}, or past {@code oort.maxKnownUrls}
+     */
+    public long urlsRefused() {
+        return urlsRefused.sum();
+    }
+
+    /** @return forwards dropped because they were sent to an earlier incarnation of this node */
+    public long stale() {
+        return stale.sum();
+    }
+
+    /** @return peer URLs forgotten because no member listed them any more */
+    public long urlsForgotten() {
+        return urlsForgotten.sum();
+    }
+
     @Override
     public String toString() {
         return "OortStats[forwarded=" + forwarded() + ", forwardFailures=" + forwardFailures() + ", oversize="
                 + oversize() + ", received=" + received() + ", duplicates=" + duplicates() + ", gaps=" + gaps()
                 + ", notObserved=" + notObserved() + ", refusedJoins=" + refusedJoins() + ", joins=" + joins()
                 + ", leaves=" + leaves() + ", resent=" + resent() + ", outOfOrder=" + outOfOrder()
-                + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + "]";
+                + ", unacknowledgedDropped=" + unacknowledgedDropped() + ", incarnations=" + incarnations() + ", refusedForwards="
+                + refusedForwards() + ", urlsRefused=" + urlsRefused() + ", urlsForgotten=" + urlsForgotten() + ", stale=" + stale() + "]";
     }
 }

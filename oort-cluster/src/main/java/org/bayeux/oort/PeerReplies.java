@@ -17,6 +17,10 @@ import org.bayeux.api.server.ServerSession;
  */
 final class PeerReplies implements ServerExtension {
     static final String OUT_OF_ORDER_ERROR = "409::oort_out_of_order";
+    /** The answer to a forward whose MAC is not good, or that breaks a rule no genuine peer breaks. */
+    static final String REFUSED_ERROR = "403::oort_forward_refused";
+    /** The field of a handshake reply's {@code ext.oort} that holds the accepting node's nonce. */
+    static final String ACCEPT_NONCE_FIELD = "nonce";
     /** The request field where this node leaves what it decided; its values are Java objects no JSON can make. */
     static final String VERDICT_FIELD = "org.bayeux.oort.verdict";
     /** The verdict on a join of an incarnation declared left. */
@@ -43,10 +47,16 @@ final class PeerReplies implements ServerExtension {
 
     @Override
     public boolean sendMeta(ServerSession receiver, ServerMessage.Mutable message) {
-        if (Message.META_HANDSHAKE.equals(message.getChannel()) && message.getAssociated() != null
-                && message.getAssociated().get(VERDICT_FIELD) == LEFT) {
-            message.setSuccessful(false);
-            message.setError(Link.LEFT_ERROR);
+        ServerMessage request = message.getAssociated();
+        if (Message.META_HANDSHAKE.equals(message.getChannel()) && request != null) {
+            if (request.get(VERDICT_FIELD) == LEFT) {
+                message.setSuccessful(false);
+                message.setError(Link.LEFT_ERROR);
+            } else if (message.isSuccessful() && request.getExt() != null
+                    && request.getExt().get(JoinProof.EXT) instanceof JoinProof.Peer peer) {
+                // This side's half of the link's forward key (ForwardAuth); the joining node made the other half.
+                message.getExt(true).put(JoinProof.EXT, Map.of(ACCEPT_NONCE_FIELD, peer.acceptNonce()));
+            }
         }
         return true;
     }
@@ -59,6 +69,9 @@ final class PeerReplies implements ServerExtension {
             if (verdict == OriginSequences.Verdict.OUT_OF_ORDER) {
                 message.setSuccessful(false);
                 message.setError(OUT_OF_ORDER_ERROR);
+            } else if (verdict == OriginSequences.Verdict.REFUSED) {
+                message.setSuccessful(false);
+                message.setError(REFUSED_ERROR);
             } else {
                 message.setSuccessful(true);
                 message.remove(Message.ERROR_FIELD);

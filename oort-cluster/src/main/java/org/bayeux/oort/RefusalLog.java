@@ -3,11 +3,13 @@ package org.bayeux.oort;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
- * Logs refused joins without letting whoever sends them flood the log: at most one line per period, which says how
- * many more were refused since the last line. What a refused join claims (its URL) is the sender's text, so it is
- * cut short and stripped of control characters before it reaches the log.
+ * Logs refusals without letting whoever causes them flood the log: at most one line per period, which says how
+ * many more were refused since the last line. Each kind of refusal has its own instance (refused joins, refused
+ * forwards, messages too large to forward), so that one kind never hides another. What a refused join claims (its
+ * URL) is the sender's text, so it is cut short and stripped of control characters before it reaches the log.
  */
 final class RefusalLog {
     static final long PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -29,15 +31,25 @@ final class RefusalLog {
     }
 
     /** @param claimedUrl what the refused join says it is, possibly null */
-    synchronized void refused(Object claimedUrl) {
+    void refused(Object claimedUrl) {
+        refused(() -> "Oort refused a join that claims to be " + sanitized(claimedUrl) + ": its proof of the secret"
+                + " is not good (wrong secret, stale, replayed or made for another node)");
+    }
+
+    /**
+     * Logs one refusal, unless a line was logged within the period: then it is only counted, and the next line says
+     * how many.
+     *
+     * @param line the line, made only if it is logged (every text in it from a peer must be {@link #sanitized})
+     */
+    synchronized void refused(Supplier<String> line) {
         long now = nanoClock.getAsLong();
         if (logged && now - lastLineNanos < PERIOD_NANOS) {
             suppressed++;
             return;
         }
         String more = suppressed == 0 ? "" : " (" + suppressed + " more refused since the last such line)";
-        warn.accept("Oort refused a join that claims to be " + sanitized(claimedUrl) + ": its proof of the secret is"
-                + " not good (wrong secret, stale, replayed or made for another node)" + more);
+        warn.accept(line.get() + more);
         logged = true;
         lastLineNanos = now;
         suppressed = 0;

@@ -22,8 +22,31 @@ class JoinProofTest {
     void aFreshProofIsGoodOnceForItsTarget() {
         Map<String, Object> ext = proof.make("node-a", "http://127.0.0.1:1/bayeux", B);
 
-        assertThat(proof.verify(ext, B)).isEqualTo(new JoinProof.Peer("node-a", "http://127.0.0.1:1/bayeux"));
+        JoinProof.Peer peer = proof.verify(ext, B);
+        assertThat(peer.id()).isEqualTo("node-a");
+        assertThat(peer.url()).isEqualTo("http://127.0.0.1:1/bayeux");
         assertThat(proof.verify(ext, B)).as("replayed").isNull();
+    }
+
+    @Test
+    void bothSidesOfAJoinMakeTheSameForwardKeyAndNoOtherJoinDoes() {
+        Map<String, Object> ext = proof.make("node-a", "http://127.0.0.1:1/bayeux", B);
+        JoinProof.Peer accepted = proof.verify(ext, B);
+        ForwardAuth joiner = proof.forwardAuth((String) ext.get("nonce"), accepted.acceptNonce(), "node-a", B);
+        String mac = joiner.sign("node-a", "node-b", 7, 6, "/chat/a", "{\"channel\":\"/chat/a\"}");
+
+        assertThat(accepted.forwards().verify("node-a", "node-b", 7, 6, "/chat/a", "{\"channel\":\"/chat/a\"}", mac)).isTrue();
+        assertThat(accepted.forwards().verify("node-a", "node-b", 8, 6, "/chat/a", "{\"channel\":\"/chat/a\"}", mac))
+                .as("another number").isFalse();
+        assertThat(accepted.forwards().verify("node-a", "node-b", 7, 6, "/chat/b", "{\"channel\":\"/chat/a\"}", mac))
+                .as("another channel").isFalse();
+        JoinProof.Peer another = proof.verify(proof.make("node-a", "http://127.0.0.1:1/bayeux", B), B);
+        assertThat(another.forwards().verify("node-a", "node-b", 7, 6, "/chat/a", "{\"channel\":\"/chat/a\"}", mac))
+                .as("the key of another join").isFalse();
+        assertThat(accepted.forwards().verify("node-a", "node-c", 7, 6, "/chat/a", "{\"channel\":\"/chat/a\"}", mac))
+                .as("a chain for another incarnation").isFalse();
+        assertThat(accepted.forwards().verify("node-a", "node-b", 7, 6, "/chat/a", "{\"channel\":\"/chat/a\"}", null))
+                .as("unsigned").isFalse();
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.testsupport.PausableProxy;
+import org.bayeux.testsupport.RecordingRelay;
 import org.bayeux.transport.http.TransportConfig;
 import org.bayeux.transport.jetty.BayeuxEndpoint;
 import org.eclipse.jetty.server.Server;
@@ -27,6 +28,8 @@ final class OortTestNode implements AutoCloseable {
     final String url;
     /** The proxy the node's URL points at, or null when the URL is the node's own port. */
     final PausableProxy proxy;
+    /** The recording relay the node's URL points at, or null. */
+    final RecordingRelay recording;
     final List<ClusterMember> joined = new CopyOnWriteArrayList<>();
     final List<ClusterMember> left = new CopyOnWriteArrayList<>();
     /** Joins and leaves in the order told: "joined id" or "left id". */
@@ -60,8 +63,21 @@ final class OortTestNode implements AutoCloseable {
         this(0, null, false, transports);
     }
 
+    /**
+     * Binds any free port and serves the given transports, but starts nothing; the node's URL is a recording relay in
+     * front of it, so that every link into the node passes it and can be read as plain text.
+     */
+    static OortTestNode recorded(TransportConfig transports) throws Exception {
+        return new OortTestNode(0, null, false, transports, true);
+    }
+
     private OortTestNode(int wantedPort, PausableProxy given, boolean proxied, TransportConfig transports)
             throws Exception {
+        this(wantedPort, given, proxied, transports, false);
+    }
+
+    private OortTestNode(int wantedPort, PausableProxy given, boolean proxied, TransportConfig transports,
+            boolean recorded) throws Exception {
         ServerConnector connector = new ServerConnector(jetty);
         connector.setHost("127.0.0.1");
         connector.setPort(wantedPort);
@@ -69,7 +85,9 @@ final class OortTestNode implements AutoCloseable {
         connector.open();
         port = connector.getLocalPort();
         proxy = given != null ? given : proxied ? new PausableProxy(port) : null;
-        url = "http://127.0.0.1:" + (proxy == null ? port : proxy.port()) + "/bayeux";
+        recording = recorded ? new RecordingRelay(port) : null;
+        int urlPort = proxy != null ? proxy.port() : recording != null ? recording.port() : port;
+        url = "http://127.0.0.1:" + urlPort + "/bayeux";
         BayeuxEndpoint.mount(jetty, "/bayeux", engine, transports);
         engine.addClusterListener(new ClusterListener() {
             @Override
@@ -165,6 +183,9 @@ final class OortTestNode implements AutoCloseable {
         } finally {
             if (proxy != null) {
                 proxy.close();
+            }
+            if (recording != null) {
+                recording.close();
             }
         }
     }

@@ -37,6 +37,29 @@ class OriginSequencesTest {
     }
 
     @Test
+    void aSecondChainStartAJumpOrABackwardPrevIsRefused() {
+        assertThat(accept("a", 7, 0)).isEqualTo(Verdict.DELIVER);
+        assertThat(accept("a", (1L << 53) - 10, 0)).as("a second start").isEqualTo(Verdict.REFUSED);
+        assertThat(accept("a", 8 + (1L << 33), 7)).as("a jump past 2^32").isEqualTo(Verdict.REFUSED);
+        assertThat(accept("a", 9, 9)).as("prev not before seq").isEqualTo(Verdict.REFUSED);
+        assertThat(accept("a", 7 + (1L << 32), 7)).as("a jump of 2^32 exactly").isEqualTo(Verdict.DELIVER);
+        assertThat(delivered).containsExactly("a7", "a" + (7 + (1L << 32)));
+        assertThat(stats.refusedForwards()).isEqualTo(3);
+    }
+
+    @Test
+    void aChainForAnEarlierIncarnationOfThisNodeIsStaleAndTheNewOneStartsAnew() {
+        String[] self = {"b1"};
+        assertThat(sequences.accept("a", "b1", () -> self[0], 5, 0, () -> delivered.add("a5"))).isEqualTo(Verdict.DELIVER);
+        self[0] = "b2";
+        assertThat(sequences.accept("a", "b1", () -> self[0], 6, 5, () -> delivered.add("a6"))).isEqualTo(Verdict.STALE);
+        assertThat(sequences.accept("a", "b2", () -> self[0], 7, 0, () -> delivered.add("a7"))).isEqualTo(Verdict.DELIVER);
+        assertThat(sequences.accept("a", "b2", () -> self[0], 8, 7, () -> delivered.add("a8"))).isEqualTo(Verdict.DELIVER);
+        assertThat(delivered).containsExactly("a5", "a7", "a8");
+        assertThat(stats.stale()).isEqualTo(1);
+    }
+
+    @Test
     void aForgottenOriginStartsAgain() {
         accept("a", 3, 0);
         sequences.forget("a");

@@ -36,6 +36,15 @@ public interface ClusterNode {
     ServerMessage parse(byte[] json);
 
     /**
+     * Delivers a message from {@link #parse} as {@link #deliver(byte[])} delivers bytes: for a cluster that must look
+     * at a message (its channel, say) before it lets it in, without parsing it twice.
+     *
+     * @param message a message from {@link #parse}
+     * @throws IllegalArgumentException if the message did not come from this node's {@link #parse}
+     */
+    void deliverParsed(ServerMessage message);
+
+    /**
      * Queues a message from the cluster for one session, as {@link #deliver} does for each subscriber: the session's
      * own extensions and listeners run, channel listeners and server extensions do not (they ran where the message
      * was published). Whether the session subscribes to the message's channel is the caller's business.

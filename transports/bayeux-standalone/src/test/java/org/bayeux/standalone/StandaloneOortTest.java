@@ -38,12 +38,12 @@ class StandaloneOortTest {
         StandaloneOptions flags = StandaloneOptions.parse("--oort-url", "http://10.0.0.1:8080/bayeux",
                 "--oort-seeds", "http://10.0.0.2:8080/bayeux,http://10.0.0.3:8080/bayeux",
                 "--oort-secret-file", secret.toString(), "--oort-channels", "/chat/**,/news/*",
-                "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=3s",
+                "--set", "oort.allowPlainLinks=true", "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=3s",
                 "--set", "oort.maxMessageBytes=4096", "--set", "oort.maxQueue=50", "--set", "oort.maxQueueBytes=100000");
         StandaloneOptions sets = StandaloneOptions.parse("--set", "oort.url=http://10.0.0.1:8080/bayeux",
                 "--set", "oort.seeds=http://10.0.0.2:8080/bayeux,http://10.0.0.3:8080/bayeux",
                 "--set", "oort.secretFile=" + secret, "--set", "oort.channels=/chat/**,/news/*",
-                "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=3s",
+                "--set", "oort.allowPlainLinks=true", "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=3s",
                 "--set", "oort.maxMessageBytes=4096", "--set", "oort.maxQueue=50", "--set", "oort.maxQueueBytes=100000");
         for (StandaloneOptions options : List.of(flags, sets)) {
             OortConfig config = options.oortSettings.toConfig();
@@ -55,10 +55,11 @@ class StandaloneOortTest {
             assertThat(config.maxMessageBytes()).isEqualTo(4096);
             assertThat(config.maxQueue()).isEqualTo(50);
             assertThat(config.maxQueueBytes()).isEqualTo(100_000);
+            assertThat(config.allowPlainLinks()).isTrue();
         }
         assertThat(StandaloneOptions.parse("--set", "oort.url=http://a:1/bayeux",
-                "--oort-url", "http://b:2/bayeux", "--oort-secret-file", secret.toString()).oortSettings.url())
-                .as("the flag wins over --set").isEqualTo("http://b:2/bayeux");
+                "--oort-url", "https://b:2/bayeux", "--oort-secret-file", secret.toString()).oortSettings.url())
+                .as("the flag wins over --set").isEqualTo("https://b:2/bayeux");
         assertThat(StandaloneOptions.parse().oortSettings).as("no Oort by default").isNull();
     }
 
@@ -104,8 +105,12 @@ class StandaloneOortTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.maxQueue=0");
         assertThatThrownBy(() -> StandaloneOptions.parse("--set", "oort.seeds=http://a:1/bayeux"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--set oort.seeds: an Oort option, needs --oort-url");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--oort-url", "http://10.0.0.1:8080/bayeux",
+                "--oort-secret-file", secret))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oort.url=http://10.0.0.1:8080/bayeux")
+                .hasMessageContaining("oort.allowPlainLinks=true");
         assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
-                "--oort-url", "http://a:1/bayeux", "--oort-secret-file", secret))
+                "--oort-url", "https://a:1/bayeux", "--oort-secret-file", secret))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--backplane and --oort-url: give one or the other");
     }
 
