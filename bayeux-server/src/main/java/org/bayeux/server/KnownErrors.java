@@ -45,7 +45,9 @@ final class KnownErrors {
                 // readiness word for it).
                 "503::backplane_unavailable", "503::cluster_unavailable",
                 // Oort's replies to its peers.
-                "409::oort_out_of_order", "410::oort_incarnation_left"));
+                "409::oort_out_of_order", "410::oort_incarnation_left", "403::oort_forward_refused",
+                // Oort's answer to a publish too large to forward.
+                "413::oort_message_too_large"));
         for (Limit limit : Limit.values()) {
             errors.add(limit.error());
         }
