@@ -1,7 +1,5 @@
 package org.bayeux.oort;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +8,7 @@ import java.util.Map;
 import org.bayeux.server.config.ConfigOption;
 import org.bayeux.server.config.ConfigOptions;
 import org.bayeux.server.config.InvalidConfigurationException;
+import org.bayeux.server.config.SecretFileReader;
 
 /**
  * Oort's configuration as text keys ({@code oort.url=…}), for the standalone server's {@code --oort-*} flags and
@@ -191,25 +190,13 @@ public final class OortSettings {
                     + "--oort-secret-file FILE, a file holding the shared secret of at least "
                     + OortConfig.MIN_SECRET_BYTES + " bytes; Oort does not start without one)");
         }
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(Path.of(file));
-        } catch (IOException | RuntimeException unreadable) {
-            throw new InvalidConfigurationException(SECRET_FILE.key(), file, "a readable file ("
-                    + unreadable.getClass().getSimpleName() + ")");
-        }
-        int length = bytes.length;
-        if (length > 0 && bytes[length - 1] == '\n') {
-            length--;
-            if (length > 0 && bytes[length - 1] == '\r') {
-                length--;
-            }
-        }
+        byte[] secret = SecretFileReader.read(SECRET_FILE.key(), Path.of(file));
+        int length = secret.length;
         if (length < OortConfig.MIN_SECRET_BYTES) {
             throw new IllegalArgumentException("Invalid Oort configuration: oort.secretFile=" + file + " holds "
                     + length + " bytes (the secret must be at least " + OortConfig.MIN_SECRET_BYTES + " bytes)");
         }
-        return java.util.Arrays.copyOf(bytes, length);
+        return secret;
     }
 
     private static boolean isUrl(String text) {

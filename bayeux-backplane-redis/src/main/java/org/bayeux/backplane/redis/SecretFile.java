@@ -1,31 +1,24 @@
 package org.bayeux.backplane.redis;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.Set;
 
 import org.bayeux.server.config.InvalidConfigurationException;
+import org.bayeux.server.config.SecretFileReader;
 
 /**
- * Reads a file that holds a secret (the Redis password), the way the standalone server reads {@code oort.secretFile}:
- * at start, one trailing line break cut, and refused when the file system says that users other than its owner may
- * read or write it (a secret others can read is no secret). Errors name the key and the file, never what it holds.
+ * Reads a file that holds a secret of the backplane (the Redis password, the session key) as text, by the rule every
+ * module shares ({@link SecretFileReader}): at start, one trailing line break cut, and always refused when users other
+ * than its owner may read or write it. Errors name the key and the file, never what it holds.
  */
 final class SecretFile {
-    /** The permissions that make a secret file unsafe: any access by the group or by others. */
-    static final Set<PosixFilePermission> UNSAFE = EnumSet.of(PosixFilePermission.GROUP_READ,
-            PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
-
     private SecretFile() {
     }
 
@@ -38,35 +31,18 @@ final class SecretFile {
      */
     static char[] read(String key, String file) {
         Path path = Path.of(file);
-        byte[] bytes;
-        try {
-            PosixFileAttributeView posix = Files.getFileAttributeView(path, PosixFileAttributeView.class);
-            if (posix != null) {
-                Set<PosixFilePermission> permissions = posix.readAttributes().permissions();
-                permissions.retainAll(UNSAFE);
-                if (!permissions.isEmpty()) {
-                    throw new InvalidConfigurationException(key, file, "a file only its owner may read (it allows "
-                            + permissions + "; chmod 600 " + file + ")");
-                }
-            }
-            bytes = Files.readAllBytes(path);
-        } catch (IOException | SecurityException unreadable) {
-            throw new InvalidConfigurationException(key, file, "a readable file ("
-                    + unreadable.getClass().getSimpleName() + ")");
+        Set<PosixFilePermission> shared = SecretFileReader.sharedPermissions(path);
+        if (!shared.isEmpty()) {
+            throw new InvalidConfigurationException(key, file, "a file only its owner may read (it allows "
+                    + shared + "; chmod 600 " + file + ")");
         }
-        int length = bytes.length;
-        if (length > 0 && bytes[length - 1] == '\n') {
-            length--;
-            if (length > 0 && bytes[length - 1] == '\r') {
-                length--;
-            }
-        }
+        byte[] bytes = SecretFileReader.read(key, path);
         try {
-            if (length == 0) {
+            if (bytes.length == 0) {
                 throw new InvalidConfigurationException(key, file, "a file holding the password (it is empty)");
             }
             CharBuffer text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes, 0, length));
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
             char[] secret = new char[text.remaining()];
             text.get(secret);
             Arrays.fill(text.array(), '\0');

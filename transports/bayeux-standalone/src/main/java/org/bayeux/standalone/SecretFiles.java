@@ -6,9 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
 import java.util.Set;
 
+import org.bayeux.server.config.SecretFileReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +23,6 @@ final class SecretFiles {
     private static final Logger LOG = LoggerFactory.getLogger(SecretFiles.class);
     /** The command-line flag that turns the refusal into a warning. */
     static final String ALLOW_FLAG = "--allow-readable-secret-files";
-    private static final Set<PosixFilePermission> SHARED = EnumSet.of(PosixFilePermission.GROUP_READ,
-            PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
 
     private final boolean allowShared;
 
@@ -49,16 +47,15 @@ final class SecretFiles {
      * @throws IllegalArgumentException if its group or other users may read or write it, unless allowed
      */
     void checkPrivate(Path file, String origin, String holds) {
+        Set<PosixFilePermission> shared = SecretFileReader.sharedPermissions(file);
+        if (shared.isEmpty()) {
+            return;
+        }
         Set<PosixFilePermission> permissions;
         try {
             permissions = Files.getPosixFilePermissions(file);
-        } catch (UnsupportedOperationException noPosix) {
-            return;
-        } catch (IOException unreadable) {
-            return; // the reader that follows names the file and why it cannot be read
-        }
-        if (permissions.stream().noneMatch(SHARED::contains)) {
-            return;
+        } catch (IOException | RuntimeException unreadable) {
+            permissions = shared;
         }
         String mode = PosixFilePermissions.toString(permissions);
         String problem = origin + " " + file + ": holds " + holds + " but its group or other users may read or write "
