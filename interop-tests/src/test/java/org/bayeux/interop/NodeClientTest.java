@@ -47,7 +47,14 @@ class NodeClientTest {
 
             assertThat((String) result.get("clientId")).matches("[A-Za-z0-9]{20,}");
             assertThat(result.get("transport")).isEqualTo(transport);
-            assertThat(result.get("connectionTypes")).isEqualTo(List.of(transport));
+            if ("faye".equals(client) && "websocket".equals(transport)) {
+                // Faye handshakes over long-polling and moves to WebSocket once its probe of the server succeeds: on
+                // a busy machine the probe can finish after its first connect went out over long-polling. Either
+                // way it ends on WebSocket, and uses nothing else.
+                assertThat(result.get("connectionTypes")).isIn(List.of(transport), List.of("long-polling", transport));
+            } else {
+                assertThat(result.get("connectionTypes")).isEqualTo(List.of(transport));
+            }
             assertThat(server.awaitRemoved((String) result.get("clientId"))).as("expired").isFalse();
         }
     }
