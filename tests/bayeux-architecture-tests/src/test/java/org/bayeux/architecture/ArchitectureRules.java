@@ -84,12 +84,13 @@ final class ArchitectureRules {
                         + "(the engine keeps plain totals; bayeux-metrics reads them)");
     }
 
-    /** Transports know no client, load tool or application built on them. */
+    /** Transports know no client, cluster module, load tool or application built on them. */
     static ArchRule transportsDependOnNoClientOrTool(String root) {
         return noClasses().that().resideInAPackage(root + ".transport..")
                 .should().dependOnClassesThat().resideInAnyPackage(root + ".client..", root + ".load..",
-                        root + ".standalone..", root + ".metrics..")
-                .because("a transport serves any client and is what the applications are built on");
+                        root + ".standalone..", root + ".metrics..", root + ".oort..", root + ".backplane..")
+                .because("a transport serves any client, sits below the cluster modules and is what the "
+                        + "applications are built on");
     }
 
     /**

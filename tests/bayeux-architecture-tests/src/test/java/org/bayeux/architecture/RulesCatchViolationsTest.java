@@ -40,6 +40,7 @@ class RulesCatchViolationsTest {
         assertThatThrownBy(() -> ArchitectureRules.transportsDependOnNoClientOrTool(FIXTURE).check(BAD))
                 .isInstanceOf(AssertionError.class)
                 .hasMessageContaining(FIXTURE + ".transport.http.TransportReachingClient")
+                .hasMessageContaining(FIXTURE + ".transport.http.TransportReachingCluster")
                 .hasMessageNotContaining("<" + FIXTURE + ".transport.http.FixtureTransport");
     }
 
