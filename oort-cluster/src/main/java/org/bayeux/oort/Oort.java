@@ -158,6 +158,37 @@ public final class Oort implements Cluster {
         return membership.snapshot();
     }
 
+    /**
+     * A text dump of this node's state, for an operator: its incarnation, URL and whether it runs; one line per peer
+     * URL it knows with its link's state, the incarnations on each side, the last round trip, what the link holds
+     * (forwards and their bytes) and what it resent; the peer messaging counters; and the node's counters. It names
+     * no client session and holds no message and no secret.
+     *
+     * @return several lines, each {@code key: value}
+     */
+    public String dump() {
+        StringBuilder text = new StringBuilder();
+        text.append("oort node: ").append(incarnation.id()).append(" at ").append(config.url()).append(", ")
+                .append(running ? "running" : "stopped").append('\n');
+        List<LinkSnapshot> links = membership.snapshot();
+        text.append("  members: ").append(membership.members().size()).append(", known URLs: ").append(links.size())
+                .append(" of at most ").append(config.maxKnownUrls()).append('\n');
+        for (LinkSnapshot link : links) {
+            text.append("  peer ").append(RefusalLog.sanitized(link.url())).append(": link ").append(link.linkState())
+                    .append(", member ").append(link.memberId() == null ? "-" : link.memberId())
+                    .append(", inbound ").append(link.inboundId() == null ? "-" : link.inboundId())
+                    .append(", rtt ").append(link.roundTrip() == null ? "-" : link.roundTrip().toMillis() + " ms")
+                    .append(", queued ").append(link.queued()).append(" (").append(link.queuedBytes())
+                    .append(" bytes), resent ").append(link.resent()).append(", gossiped ").append(link.gossiped())
+                    .append('\n');
+        }
+        text.append("  peer messaging: sent ").append(messaging.sentCount()).append(", not sent ")
+                .append(messaging.notSentCount()).append(", received ").append(messaging.receivedCount())
+                .append('\n');
+        text.append("  counters: ").append(stats).append('\n');
+        return text.toString();
+    }
+
     /** @return the peers joined now */
     public List<ClusterMember> members() {
         return membership.members();

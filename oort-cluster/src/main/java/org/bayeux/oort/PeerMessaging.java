@@ -188,6 +188,19 @@ public final class PeerMessaging {
         }
     }
 
+    /**
+     * @param service a service's name
+     * @return whether it has a handler now (and, while the node runs, a listener on its channel)
+     */
+    public boolean isRegistered(String service) {
+        return handlers.containsKey(service);
+    }
+
+    /** @return how many membership listeners are added now */
+    int membershipListenerCount() {
+        return membershipListeners.size();
+    }
+
     /** @return the members joined now, as the engine told them, in the order they joined */
     public List<ClusterMember> members() {
         synchronized (members) {
