@@ -21,49 +21,71 @@ import org.slf4j.LoggerFactory;
 final class ForwardReceiver implements ChannelMessageListener {
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
 
-    private final Oort oort;
+    private final OortStats stats;
+    private final Membership membership;
+    private final OriginSequences sequences;
+    private final Incarnation self;
+    private final ObservedChannels observed;
+    /** Where peers' messages are delivered: the node between {@link #start} and {@link #stop}, else null. */
+    private volatile ClusterNode node;
     /** Refused forwards are a forger's (or a broken peer's) to send: one log line per period at most. */
     private final RefusalLog refusals = new RefusalLog(LOG::warn, System::nanoTime);
     private volatile FanOutLanes lanes = new FanOutLanes(1, "unused");
 
-    ForwardReceiver(Oort oort) {
-        this.oort = oort;
+    /**
+     * @param stats the node's counters
+     * @param membership who has joined and who has left (a departed incarnation's forwards are never taken)
+     * @param sequences the numbering of each origin's forwards
+     * @param self this node's incarnation, to which the forwards are addressed
+     * @param observed the channels delivered here
+     */
+    ForwardReceiver(OortStats stats, Membership membership, OriginSequences sequences, Incarnation self,
+            ObservedChannels observed) {
+        this.stats = stats;
+        this.membership = membership;
+        this.sequences = sequences;
+        this.self = self;
+        this.observed = observed;
     }
 
     /**
+     * @param target where peers' messages are delivered from now on
      * @param fanOutLanes the threads that deliver (1: the reading thread)
      * @param name their name prefix
      */
-    void start(int fanOutLanes, String name) {
+    void start(ClusterNode target, int fanOutLanes, String name) {
         lanes = new FanOutLanes(fanOutLanes, name);
+        node = target;
     }
 
+    /** Nothing is delivered from now on. */
     void stop() {
+        node = null;
         lanes.stop();
     }
 
     @Override
     public boolean onMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
         JoinProof.Peer peer = OortGate.peerOf(sender);
-        ClusterNode target = oort.node();
+        ClusterNode target = node;
         if (peer == null || target == null || !(message.getData() instanceof Map<?, ?> data)) {
             return false;
         }
         if (!(data.get("origin") instanceof String origin) || !(data.get("forwards") instanceof List<?> forwards)
                 || !origin.equals(peer.id())) {
             // One hop: a peer only ever sends its own messages.
-            oort.stats().refusedForwards.increment();
+            stats.refusedForwards.increment();
             refusals.refused(() -> "Oort node " + RefusalLog.sanitized(peer.id()) + " sent forwards that are not its"
                     + " own messages or not well formed: refused");
             message.put(PeerReplies.VERDICT_FIELD, OriginSequences.Verdict.REFUSED);
             return false;
         }
-        if (oort.membership().isDeparted(origin)) {
+        if (membership.isDeparted(origin)) {
             // Never taken: the sender learns on its next join that it left, and takes a new incarnation.
             message.put(PeerReplies.VERDICT_FIELD, OriginSequences.Verdict.OUT_OF_ORDER);
             return false;
         }
-        oort.membership().heard(origin);
+        membership.heard(origin);
         // Taken as a whole or not: past a refusal, every later forward of the chain would be refused too.
         OriginSequences.Verdict verdict = OriginSequences.Verdict.DELIVER;
         for (Object item : forwards) {
@@ -103,15 +125,15 @@ final class ForwardReceiver implements ChannelMessageListener {
             // The channel checked below must be the one delivered on.
             return refuse(origin, "a forward whose message is on another channel than the forward's");
         }
-        OriginSequences.Verdict verdict = oort.sequences().accept(origin, to, oort::id, seq, previous, () -> {
-            if (!oort.isObserved(forwardedChannel)) {
-                oort.stats().notObserved.increment();
+        OriginSequences.Verdict verdict = sequences.accept(origin, to, self::id, seq, previous, () -> {
+            if (!observed.matches(forwardedChannel)) {
+                stats.notObserved.increment();
                 return;
             }
             // Checked and numbered here, in the origin's order; fanned out on the channel's lane.
             lanes.deliver(forwardedChannel, () -> {
                 target.deliverParsed(parsed);
-                oort.stats().received.increment();
+                stats.received.increment();
             });
         });
         if (verdict == OriginSequences.Verdict.REFUSED) {
@@ -123,7 +145,7 @@ final class ForwardReceiver implements ChannelMessageListener {
     }
 
     private OriginSequences.Verdict refuse(String origin, String what) {
-        oort.stats().refusedForwards.increment();
+        stats.refusedForwards.increment();
         refusals.refused(() -> "Oort refused " + what + " on the link of node " + RefusalLog.sanitized(origin));
         return OriginSequences.Verdict.REFUSED;
     }

@@ -14,8 +14,8 @@ import java.util.function.BiConsumer;
 
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.client.BayeuxClient;
+import org.bayeux.client.ClientResources;
 import org.bayeux.server.cluster.ClusterMember;
-import org.bayeux.server.cluster.ClusterNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +33,14 @@ final class Membership {
     /** Departed incarnations remembered; the oldest are forgotten past it (the engine still refuses their joins). */
     static final int MAX_DEPARTED = 10_000;
 
-    private final Oort oort;
+    private final OortConfig config;
+    private final JoinProof proof;
+    private final OortStats stats;
+    private final OriginSequences sequences;
+    private final Incarnation self;
+    private final Listener listener;
+    /** The links' HTTP and WebSocket clients: set by {@link #open}, at the node's start. */
+    private volatile ClientResources resources;
     private final Map<String, Peer> peersByUrl = new HashMap<>();
     /** When each incarnation was last heard on its link here (System.nanoTime): read and written without the lock. */
     private final Map<String, Long> heardNanos = new ConcurrentHashMap<>();
@@ -56,7 +63,7 @@ final class Membership {
 
         @Override
         public void refusedAsLeft(Link link) {
-            oort.reincarnate(link.selfId(), "the node at " + link.target() + " declared it left");
+            listener.declaredLeft(link.selfId(), "the node at " + link.target() + " declared it left");
         }
     };
     private volatile List<Link> joinedLinks = List.of();
@@ -88,8 +95,66 @@ final class Membership {
         }
     }
 
-    Membership(Oort oort) {
-        this.oort = oort;
+    /**
+     * What membership tells the node that owns it. {@link #joined} and {@link #left} are called under Membership's
+     * lock: none of them waits on the network.
+     */
+    interface Listener {
+        /** @param member a peer joined: both its directions are up */
+        void joined(ClusterMember member);
+
+        /** @param member a peer that had joined left */
+        void left(ClusterMember member);
+
+        /**
+         * A peer refused a join of this node's incarnation because it declared it left.
+         *
+         * @param selfId the incarnation the peer declared left
+         * @param why what happened, for the log
+         */
+        void declaredLeft(String selfId, String why);
+
+        /**
+         * @param url a URL whose link gave up
+         * @param delay when to dial it again
+         */
+        void redialLater(String url, Duration delay);
+
+        /** @param link a connected link to ask for an answer now (a heartbeat), so that its peer may join */
+        void probeSoon(Link link);
+    }
+
+    /**
+     * @param config the node's configuration (its URL, seeds, limits)
+     * @param proof makes the proofs this node's links join with
+     * @param stats the node's counters
+     * @param sequences the numbering of the peers' forwards received here, forgotten for peers that leave
+     * @param self this node's incarnation
+     * @param listener told of joins, leaves and what to do on the node's timer
+     */
+    Membership(OortConfig config, JoinProof proof, OortStats stats, OriginSequences sequences, Incarnation self,
+            Listener listener) {
+        this.config = config;
+        this.proof = proof;
+        this.stats = stats;
+        this.sequences = sequences;
+        this.self = self;
+        this.listener = listener;
+    }
+
+    /** @param clients the HTTP and WebSocket clients the links dial with, from the node's start on */
+    void open(ClientResources clients) {
+        this.resources = clients;
+    }
+
+    /**
+     * @param url a peer's URL
+     * @return this node's connected link to it, or null; under the lock, so that a listener told of a join finds
+     *         the link that the join needed
+     */
+    synchronized Link linkTo(String url) {
+        Peer peer = peersByUrl.get(url);
+        return peer != null && peer.link != null && peer.linkConnected ? peer.link : null;
     }
 
     /** @return the links of the peers joined now, for forwarding (read without the lock) */
@@ -127,18 +192,17 @@ final class Membership {
     }
 
     private synchronized Link newLink(String url) {
-        if (stopped || url.equals(oort.config().url())) {
+        if (stopped || url.equals(config.url())) {
             return null;
         }
         Peer peer = known(url, "dial");
         if (peer == null || peer.link != null) {
             return null;
         }
-        peer.link = new Link(url, oort.id(), oort.config(), oort.proof(), oort.resources(), oort.stats(),
-                linkListener);
+        peer.link = new Link(url, self.id(), config, proof, resources, stats, linkListener);
         peer.linkConnected = false;
         refreshJoinedLinks();
-        LOG.debug("Oort node {} dials {}", oort.id(), url);
+        LOG.debug("Oort node {} dials {}", self.id(), url);
         return peer.link;
     }
 
@@ -152,14 +216,14 @@ final class Membership {
         if (peer != null) {
             return peer;
         }
-        String problem = oort.config().refusalOf(url);
-        if (problem == null && peersByUrl.size() >= oort.config().maxKnownUrls()) {
-            problem = "within oort.maxKnownUrls=" + oort.config().maxKnownUrls() + " known URLs";
+        String problem = config.refusalOf(url);
+        if (problem == null && peersByUrl.size() >= config.maxKnownUrls()) {
+            problem = "within oort.maxKnownUrls=" + config.maxKnownUrls() + " known URLs";
         }
         if (problem != null) {
-            oort.stats().urlsRefused.increment();
+            stats.urlsRefused.increment();
             String rule = problem;
-            refusedUrls.refused(() -> "Oort node " + oort.id() + " does not " + why + " " + RefusalLog.sanitized(url)
+            refusedUrls.refused(() -> "Oort node " + self.id() + " does not " + why + " " + RefusalLog.sanitized(url)
                     + ": it must be " + rule);
             return null;
         }
@@ -182,7 +246,7 @@ final class Membership {
             return closes;
         }
         long now = System.nanoTime();
-        Set<String> listed = new HashSet<>(oort.config().seeds());
+        Set<String> listed = new HashSet<>(config.seeds());
         for (Peer peer : peersByUrl.values()) {
             if (peer.member != null) {
                 listed.addAll(peer.listed);
@@ -195,8 +259,8 @@ final class Membership {
                 peer.wantedNanos = now;
             } else if (now - peer.wantedNanos > grace.toNanos()) {
                 peers.remove();
-                oort.stats().urlsForgotten.increment();
-                LOG.debug("Oort node {} forgets {}: no member lists it any more", oort.id(), peer.url);
+                stats.urlsForgotten.increment();
+                LOG.debug("Oort node {} forgets {}: no member lists it any more", self.id(), peer.url);
                 Link link = peer.link;
                 if (link != null) {
                     closes.add(link::close);
@@ -225,7 +289,7 @@ final class Membership {
             update(peer);
         }
         if (redial) {
-            oort.redial(url, oort.config().heartbeatInterval());
+            listener.redialLater(url, config.heartbeatInterval());
         }
     }
 
@@ -250,7 +314,7 @@ final class Membership {
         if (departed.containsKey(proven.id())) {
             return null;
         }
-        if (stopped || proven.url().equals(oort.config().url())) {
+        if (stopped || proven.url().equals(config.url())) {
             return false;
         }
         Peer peer = known(proven.url(), "dial back");
@@ -266,7 +330,7 @@ final class Membership {
         if (peer.inboundId != null && !peer.inboundId.equals(proven.id())) {
             // An incarnation that never joined here is replaced: nothing of it is kept.
             heardNanos.remove(peer.inboundId);
-            oort.sequences().forget(peer.inboundId);
+            sequences.forget(peer.inboundId);
         }
         peer.inboundId = proven.id();
         peer.inbound = session;
@@ -277,7 +341,7 @@ final class Membership {
         if (peer.member == null && peer.link != null && peer.linkConnected) {
             // Our link looks connected but has not answered since this incarnation came: ask it now.
             Link link = peer.link;
-            oort.probe(link);
+            listener.probeSoon(link);
         }
         return peer.link == null;
     }
@@ -344,11 +408,11 @@ final class Membership {
             Set<String> urls = new HashSet<>();
             for (Object entry : list) {
                 // At most as many as this node keeps: a longer list is a flood, not a cluster.
-                if (urls.size() >= oort.config().maxKnownUrls()) {
+                if (urls.size() >= config.maxKnownUrls()) {
                     break;
                 }
                 if (entry instanceof Map<?, ?> fields && fields.get("url") instanceof String url
-                        && !url.equals(oort.config().url())) {
+                        && !url.equals(config.url())) {
                     urls.add(url);
                     Peer known = peersByUrl.get(url);
                     if (known == null || known.link == null) {
@@ -359,7 +423,7 @@ final class Membership {
             sender.listed = Set.copyOf(urls);
         }
         for (String url : toDial) {
-            LOG.debug("Oort node {} dials {}, gossiped by {}", oort.id(), url, from.id());
+            LOG.debug("Oort node {} dials {}, gossiped by {}", self.id(), url, from.id());
             dial(url);
         }
     }
@@ -452,15 +516,11 @@ final class Membership {
             peer.member = new ClusterMember(peer.inboundId, peer.url);
             // A new chain of forwards for a new incarnation of the peer.
             peer.link.forwards().startChain(peer.member.id());
-            oort.stats().joins.increment();
-            LOG.info("Oort node {} at {} joined (node {} now has {} members)", peer.member.id(), peer.url, oort.id(),
+            stats.joins.increment();
+            LOG.info("Oort node {} at {} joined (node {} now has {} members)", peer.member.id(), peer.url, self.id(),
                     countMembers());
-            ClusterNode node = oort.node();
-            if (node != null) {
-                node.joined(peer.member);
-            }
+            listener.joined(peer.member);
             refreshJoinedLinks();
-            oort.gossipSoon();
         }
     }
 
@@ -471,19 +531,16 @@ final class Membership {
         }
         peer.member = null;
         departed.put(member.id(), Boolean.TRUE);
-        oort.stats().leaves.increment();
-        oort.sequences().forget(member.id());
+        stats.leaves.increment();
+        sequences.forget(member.id());
         heardNanos.remove(member.id());
         if (peer.link != null) {
             // Nothing is resent to an incarnation that left.
-            oort.stats().unacknowledgedDropped.add(peer.link.forwards().reset());
+            stats.unacknowledgedDropped.add(peer.link.forwards().reset());
         }
-        LOG.info("Oort node {} at {} left: {} (node {} now has {} members)", member.id(), peer.url, why, oort.id(),
+        LOG.info("Oort node {} at {} left: {} (node {} now has {} members)", member.id(), peer.url, why, self.id(),
                 countMembers());
-        ClusterNode node = oort.node();
-        if (node != null) {
-            node.left(member);
-        }
+        listener.left(member);
         refreshJoinedLinks();
     }
 

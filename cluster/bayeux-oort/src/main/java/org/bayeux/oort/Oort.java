@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-import org.bayeux.api.ChannelId;
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
@@ -91,8 +89,8 @@ public final class Oort implements Cluster {
     /** Told each new incarnation this node takes; see {@link #addIncarnationListener}. */
     private final List<Consumer<String>> incarnationListeners = new CopyOnWriteArrayList<>();
     /** This node's incarnation now: fresh at every start, and again when a peer declared it left. */
-    private volatile String id = UUID.randomUUID().toString();
-    private final List<ChannelId> observed;
+    private final Incarnation incarnation = new Incarnation();
+    private final ObservedChannels observed;
     private final JoinProof proof;
     private final OortStats stats = new OortStats();
     /** Messages too large to forward: one log line per period at most. */
@@ -102,7 +100,7 @@ public final class Oort implements Cluster {
     private final PeerReplies replies;
     private final Membership membership;
     private final Object sendLock = new Object();
-    private final ForwardReceiver forwardListener = new ForwardReceiver(this);
+    private final ForwardReceiver forwardListener;
     private final PeerSessions peerSessions = new PeerSessions();
     private final org.bayeux.api.server.ChannelMessageListener heartbeatListener = this::heartbeat;
     private volatile boolean running;
@@ -117,15 +115,13 @@ public final class Oort implements Cluster {
         this.engine = engine;
         this.config = config;
         this.linkTls = linkTls;
-        List<ChannelId> globs = new ArrayList<>();
-        for (String glob : config.channels()) {
-            globs.add(ChannelId.of(glob));
-        }
-        this.observed = List.copyOf(globs);
+        this.observed = new ObservedChannels(config.channels());
         this.proof = new JoinProof(config.secret(), Clock.systemUTC(), JOIN_WINDOW);
         this.gate = new OortGate(proof, config.url(), stats.refusedJoins::increment);
-        this.membership = new Membership(this);
+        this.membership = new Membership(config, proof, stats, sequences, incarnation, new MembershipEvents());
         this.replies = new PeerReplies(membership::isDeparted);
+        this.forwardListener = new ForwardReceiver(stats, membership, sequences, incarnation, observed);
+        this.messaging = new PeerMessaging(config, incarnation, membership);
     }
 
     /**
@@ -141,7 +137,7 @@ public final class Oort implements Cluster {
      *         peer declared it left (a partition that healed), so that its peers see it leave and join again
      */
     public String id() {
-        return id;
+        return incarnation.id();
     }
 
     /** @return this node's configuration */
@@ -162,6 +158,37 @@ public final class Oort implements Cluster {
         return membership.snapshot();
     }
 
+    /**
+     * A text dump of this node's state, for an operator: its incarnation, URL and whether it runs; one line per peer
+     * URL it knows with its link's state, the incarnations on each side, the last round trip, what the link holds
+     * (forwards and their bytes) and what it resent; the peer messaging counters; and the node's counters. It names
+     * no client session and holds no message and no secret.
+     *
+     * @return several lines, each {@code key: value}
+     */
+    public String dump() {
+        StringBuilder text = new StringBuilder();
+        text.append("oort node: ").append(incarnation.id()).append(" at ").append(config.url()).append(", ")
+                .append(running ? "running" : "stopped").append('\n');
+        List<LinkSnapshot> links = membership.snapshot();
+        text.append("  members: ").append(membership.members().size()).append(", known URLs: ").append(links.size())
+                .append(" of at most ").append(config.maxKnownUrls()).append('\n');
+        for (LinkSnapshot link : links) {
+            text.append("  peer ").append(RefusalLog.sanitized(link.url())).append(": link ").append(link.linkState())
+                    .append(", member ").append(link.memberId() == null ? "-" : link.memberId())
+                    .append(", inbound ").append(link.inboundId() == null ? "-" : link.inboundId())
+                    .append(", rtt ").append(link.roundTrip() == null ? "-" : link.roundTrip().toMillis() + " ms")
+                    .append(", queued ").append(link.queued()).append(" (").append(link.queuedBytes())
+                    .append(" bytes), resent ").append(link.resent()).append(", gossiped ").append(link.gossiped())
+                    .append('\n');
+        }
+        text.append("  peer messaging: sent ").append(messaging.sentCount()).append(", not sent ")
+                .append(messaging.notSentCount()).append(", received ").append(messaging.receivedCount())
+                .append('\n');
+        text.append("  counters: ").append(stats).append('\n');
+        return text.toString();
+    }
+
     /** @return the peers joined now */
     public List<ClusterMember> members() {
         return membership.members();
@@ -177,18 +204,19 @@ public final class Oort implements Cluster {
             links.sslContextFactory(linkTls);
         }
         resources = links.build();
+        membership.open(resources);
         server.addExtension(gate);
         // After the gate: it sees the handshakes the gate verified.
         server.addExtension(replies);
         server.setSecurityPolicy(new OortGate.Policy(server.getSecurityPolicy()));
         server.addSessionListener(peerSessions);
-        forwardListener.start(config.fanOutLanes(), "oort-fan-out");
+        forwardListener.start(node, config.fanOutLanes(), "oort-fan-out");
         server.createChannelIfAbsent(FORWARD_CHANNEL).addMessageListener(forwardListener);
         server.createChannelIfAbsent(HEARTBEAT_CHANNEL).addMessageListener(heartbeatListener);
-        messaging.start(engine); // Peer messaging for Seti, objects and services (see the block below).
+        messaging.start(engine, resources); // Peer messaging for Seti, objects and services (see the block below).
         running = true;
         engine.schedule(this::tick, config.heartbeatInterval());
-        LOG.info("Oort node {} at {} starting; seeds {}, observing {}", id, config.url(), config.seeds(),
+        LOG.info("Oort node {} at {} starting; seeds {}, observing {}", incarnation.id(), config.url(), config.seeds(),
                 config.channels());
         for (String seed : config.seeds()) {
             if (!seed.equals(config.url())) {
@@ -205,7 +233,8 @@ public final class Oort implements Cluster {
      */
     @Override
     public void draining() {
-        LOG.info("Oort node {} leaves its {} members: the server drains", id, membership.members().size());
+        LOG.info("Oort node {} leaves its {} members: the server drains", incarnation.id(),
+                membership.members().size());
         stop();
     }
 
@@ -247,12 +276,12 @@ public final class Oort implements Cluster {
             server.setSecurityPolicy(policy.application());
         }
         node = null;
-        LOG.info("Oort node {} stopped", id);
+        LOG.info("Oort node {} stopped", incarnation.id());
     }
 
     @Override
     public CompletionStage<Boolean> publish(ClusterMessage message) {
-        if (!isObserved(message.channel())) {
+        if (!observed.matches(message.channel())) {
             return CompletableFuture.completedFuture(Boolean.TRUE);
         }
         if (message.json().length > config.maxMessageBytes()) {
@@ -273,7 +302,7 @@ public final class Oort implements Cluster {
             Map<String, Object> fields = Map.of("channel", message.channel(), "message", json);
             int bytes = message.json().length;
             for (Link link : membership.joinedLinks()) {
-                if (!link.selfId().equals(id)) {
+                if (!link.selfId().equals(incarnation.id())) {
                     continue;
                 }
                 stats.forwarded.increment();
@@ -320,14 +349,14 @@ public final class Oort implements Cluster {
 
     /** A heartbeat on every connected link, with this node's members as gossip. */
     private void sendHeartbeats() {
-        Map<String, Object> beat = Map.of("id", id, "members", membership.gossip());
+        Map<String, Object> beat = Map.of("id", incarnation.id(), "members", membership.gossip());
         for (Link link : membership.connectedLinks()) {
             link.heartbeat(beat);
         }
     }
 
     /** Gossips at once, on the engine's timer: a peer joined, so that the others learn of it now. */
-    void gossipSoon() {
+    private void gossipSoon() {
         if (running) {
             engine.schedule(() -> {
                 if (running) {
@@ -338,18 +367,18 @@ public final class Oort implements Cluster {
     }
 
     /** Sends a heartbeat on one link now, on the engine's timer: its answer may let a peer join. */
-    void probe(Link link) {
+    private void probe(Link link) {
         if (running) {
             engine.schedule(() -> {
                 if (running) {
-                    link.heartbeat(Map.of("id", id, "members", membership.gossip()));
+                    link.heartbeat(Map.of("id", incarnation.id(), "members", membership.gossip()));
                 }
             }, Duration.ZERO);
         }
     }
 
     /** Dials a URL again after a delay, on the engine's timer. */
-    void redial(String url, Duration delay) {
+    private void redial(String url, Duration delay) {
         if (running) {
             engine.schedule(() -> membership.dial(url), delay);
         }
@@ -363,14 +392,13 @@ public final class Oort implements Cluster {
      * @param oldId the incarnation the peer declared left
      * @param why what happened, for the log
      */
-    void reincarnate(String oldId, String why) {
+    private void reincarnate(String oldId, String why) {
         String newId;
         synchronized (sendLock) {
-            if (!running || !oldId.equals(id)) {
+            if (!running || !oldId.equals(incarnation.id())) {
                 return;
             }
-            newId = UUID.randomUUID().toString();
-            id = newId;
+            newId = incarnation.renew();
             sequence = 0;
         }
         stats.incarnations.increment();
@@ -406,19 +434,17 @@ public final class Oort implements Cluster {
         return false;
     }
 
-    boolean isObserved(String channel) {
-        ChannelId channelId = ChannelId.of(channel);
-        for (ChannelId glob : observed) {
-            if (glob.matches(channelId)) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * @param url a peer's URL
+     * @return this node's connected link to it, or null (for tests)
+     */
+    Link linkTo(String url) {
+        return membership.linkTo(url);
     }
 
     // ---- Peer messaging, for Seti, OortObject/OortMap/OortList and OortService (issue 19 items 5 and 6). ----
     // Kept to this block and one line each in start() and stop(): the services live in their own classes.
-    private final PeerMessaging messaging = new PeerMessaging(this);
+    private final PeerMessaging messaging;
 
     /** @return messages to and from joined peers on {@code /service/oort/<service>}, for services on the mesh */
     public PeerMessaging messaging() {
@@ -430,39 +456,41 @@ public final class Oort implements Cluster {
         return engine;
     }
 
-    /**
-     * @param url a peer's URL
-     * @return this node's connected link to it, or null; under Membership's lock, so that a listener told of a join
-     *         finds the link that the join needed
-     */
-    Link linkTo(String url) {
-        for (Link link : membership.connectedLinks()) {
-            if (link.target().equals(url)) {
-                return link;
-            }
-        }
-        return null;
-    }
     // ---- End of peer messaging. ----
 
-    ClusterNode node() {
-        return node;
-    }
+    /** Membership's events, on this node: joins and leaves go to the engine, the rest to the node's timer. */
+    private final class MembershipEvents implements Membership.Listener {
+        @Override
+        public void joined(ClusterMember member) {
+            ClusterNode current = node;
+            if (current != null) {
+                current.joined(member);
+            }
+            gossipSoon();
+        }
 
-    JoinProof proof() {
-        return proof;
-    }
+        @Override
+        public void left(ClusterMember member) {
+            ClusterNode current = node;
+            if (current != null) {
+                current.left(member);
+            }
+        }
 
-    ClientResources resources() {
-        return resources;
-    }
+        @Override
+        public void declaredLeft(String selfId, String why) {
+            reincarnate(selfId, why);
+        }
 
-    OriginSequences sequences() {
-        return sequences;
-    }
+        @Override
+        public void redialLater(String url, Duration delay) {
+            redial(url, delay);
+        }
 
-    Membership membership() {
-        return membership;
+        @Override
+        public void probeSoon(Link link) {
+            probe(link);
+        }
     }
 
     /** Finds the sessions of authenticated peers as they are added. */

@@ -94,6 +94,22 @@ public class OortObject<T> {
     private final LongAdder pulls = new LongAdder();
     private T local;
     private long version;
+    /** Guarded by this: once true, nothing is sent or taken, and the service is unregistered. */
+    private boolean stopped;
+    private final ClusterListener membershipListener = new ClusterListener() {
+        @Override
+        public void joined(ClusterMember member) {
+            // Each side sends its part and asks for the other's: a part sent before this side had the member
+            // joined was dropped here (messages count only from joined members).
+            sendPart(member);
+            send(member, Map.of("type", "pull"));
+        }
+
+        @Override
+        public void left(ClusterMember member) {
+            removeMember(member);
+        }
+    };
 
     /**
      * @param oort the node
@@ -111,20 +127,7 @@ public class OortObject<T> {
         this.pullRetryNanos = oort.config().peerTimeout().toNanos();
         this.local = Objects.requireNonNull(initial, "initial");
         messaging.register(service, this::received);
-        messaging.addMembershipListener(new ClusterListener() {
-            @Override
-            public void joined(ClusterMember member) {
-                // Each side sends its part and asks for the other's: a part sent before this side had the member
-                // joined was dropped here (messages count only from joined members).
-                sendPart(member);
-                send(member, Map.of("type", "pull"));
-            }
-
-            @Override
-            public void left(ClusterMember member) {
-                removeMember(member);
-            }
-        });
+        messaging.addMembershipListener(membershipListener);
         for (ClusterMember member : messaging.members()) {
             send(member, Map.of("type", "pull"));
         }
@@ -139,6 +142,29 @@ public class OortObject<T> {
      */
     public static <T> OortObject<T> create(Oort oort, String name, T initial) {
         return new OortObject<>(oort, name, initial);
+    }
+
+    /**
+     * Stops this object on this node: its service is unregistered (its channel's listener removed from the engine,
+     * and peers' messages for it dropped from now on), it hears no more joins and leaves, and the other nodes' parts
+     * are forgotten (its listeners are not told). This node's part stays readable; a change of it is no longer sent.
+     * Peers see this node's part until this node leaves. A second call does nothing.
+     */
+    public void stop() {
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            remotes.clear();
+        }
+        messaging.unregister(service);
+        messaging.removeMembershipListener(membershipListener);
+    }
+
+    /** @return whether {@link #stop()} was called */
+    public synchronized boolean isStopped() {
+        return stopped;
     }
 
     /** @return the object's name */
@@ -239,7 +265,9 @@ public class OortObject<T> {
             message.put("type", "delta");
             message.put("version", version);
             try {
-                messaging.broadcast(service, message);
+                if (!stopped) {
+                    messaging.broadcast(service, message);
+                }
             } catch (RuntimeException e) {
                 LOG.warn("Oort object {}: a change could not be sent; the members will pull it at the next one", name,
                         e);
@@ -282,6 +310,10 @@ public class OortObject<T> {
     }
 
     private void received(ClusterMember from, Map<String, Object> data) {
+        if (isStopped()) {
+            // A message that was on its way when the service was unregistered.
+            return;
+        }
         Object type = data.get("type");
         if ("pull".equals(type)) {
             sendPart(from);
@@ -294,7 +326,7 @@ public class OortObject<T> {
         T updated = null;
         boolean pull = false;
         synchronized (this) {
-            if (messaging.hasLeft(from.id())) {
+            if (stopped || messaging.hasLeft(from.id())) {
                 return;
             }
             Remote<T> remote = remotes.computeIfAbsent(from.id(), id -> new Remote<>(from));
@@ -351,6 +383,9 @@ public class OortObject<T> {
     }
 
     private void send(ClusterMember member, Map<String, Object> message) {
+        if (isStopped()) {
+            return;
+        }
         try {
             if (!messaging.send(member, service, message)) {
                 LOG.debug("Oort object {}: node {} not reached (not joined, or its link is full)", name, member.id());

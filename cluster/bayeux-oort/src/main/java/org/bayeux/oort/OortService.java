@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -77,6 +78,13 @@ public class OortService<Req, Resp> {
     private final Handler<Req, Resp> handler;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private final ClusterListener membershipListener = new ClusterListener() {
+        @Override
+        public void left(ClusterMember member) {
+            ownerLeft(member);
+        }
+    };
 
     /**
      * @param oort the node
@@ -100,12 +108,7 @@ public class OortService<Req, Resp> {
         this.timeout = timeout;
         this.handler = Objects.requireNonNull(handler, "handler");
         messaging.register(service, this::received);
-        messaging.addMembershipListener(new ClusterListener() {
-            @Override
-            public void left(ClusterMember member) {
-                ownerLeft(member);
-            }
-        });
+        messaging.addMembershipListener(membershipListener);
     }
 
     /**
@@ -120,6 +123,33 @@ public class OortService<Req, Resp> {
     public static <Req, Resp> OortService<Req, Resp> create(Oort oort, String name, Duration timeout,
             Handler<Req, Resp> handler) {
         return new OortService<>(oort, name, timeout, handler);
+    }
+
+    /**
+     * Stops this service on this node: its service is unregistered (its channel's listener removed from the engine,
+     * and peers' calls and answers for it dropped from now on), it hears no more leaves, and every call waiting for
+     * an answer fails with {@link OortServiceException.Reason#NOT_SENT}. A call made afterwards fails at once the
+     * same way. A second call does nothing.
+     */
+    public void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        messaging.unregister(service);
+        messaging.removeMembershipListener(membershipListener);
+        for (Long id : List.copyOf(pending.keySet())) {
+            fail(id, OortServiceException.Reason.NOT_SENT, "Oort service '" + name + "' stopped on this node");
+        }
+    }
+
+    private CompletionStage<Resp> stoppedCall() {
+        return CompletableFuture.failedFuture(new OortServiceException(OortServiceException.Reason.NOT_SENT,
+                "Oort service '" + name + "' stopped on this node", null));
+    }
+
+    /** @return whether {@link #stop()} was called */
+    public boolean isStopped() {
+        return stopped.get();
     }
 
     /** @return the service's name */
@@ -147,6 +177,9 @@ public class OortService<Req, Resp> {
      */
     public CompletionStage<Resp> call(String ownerUrl, Req request) {
         Objects.requireNonNull(ownerUrl, "ownerUrl");
+        if (stopped.get()) {
+            return stoppedCall();
+        }
         if (ownerUrl.equals(messaging.self().url())) {
             return callHere(request);
         }
@@ -168,6 +201,9 @@ public class OortService<Req, Resp> {
      */
     @SuppressWarnings("unchecked")
     public CompletionStage<Resp> call(ClusterMember owner, Req request) {
+        if (stopped.get()) {
+            return stoppedCall();
+        }
         if (owner.id().equals(messaging.self().id())) {
             return callHere(request);
         }
@@ -255,6 +291,10 @@ public class OortService<Req, Resp> {
 
     @SuppressWarnings("unchecked")
     private void received(ClusterMember from, Map<String, Object> data) {
+        if (stopped.get()) {
+            // A message that was on its way when the service was unregistered.
+            return;
+        }
         Object type = data.get("type");
         if (!(data.get("id") instanceof Number number)) {
             return;

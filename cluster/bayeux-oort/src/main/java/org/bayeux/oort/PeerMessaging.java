@@ -26,6 +26,7 @@ import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.client.BayeuxClientConfig;
+import org.bayeux.client.ClientResources;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.ClusterMember;
@@ -78,7 +79,9 @@ public final class PeerMessaging {
         void onMessage(ClusterMember from, Map<String, Object> data);
     }
 
-    private final Oort oort;
+    private final OortConfig config;
+    private final Incarnation self;
+    private final Membership membership;
     private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
     private final Map<String, ChannelMessageListener> channelListeners = new ConcurrentHashMap<>();
     /** The members joined now, by id, as the engine told them (in join order). */
@@ -105,14 +108,26 @@ public final class PeerMessaging {
     /** A test hook: drops incoming messages for which it answers true. */
     volatile BiPredicate<String, Map<String, Object>> dropIncoming;
 
-    PeerMessaging(Oort oort) {
-        this.oort = oort;
+    /**
+     * @param config the node's configuration (its URL, the largest message)
+     * @param self this node's incarnation
+     * @param membership finds the link to a joined peer
+     */
+    PeerMessaging(OortConfig config, Incarnation self, Membership membership) {
+        this.config = config;
+        this.self = self;
+        this.membership = membership;
     }
 
-    /** Called by {@link Oort#start}: opens the registered services' channels and listens to membership. */
-    void start(BayeuxEngine engine) {
-        this.codec = oort.resources().codec(BayeuxClientConfig.builder(oort.config().url()).build().codec());
-        this.executor = oort.resources().executor();
+    /**
+     * Called by {@link Oort#start}: opens the registered services' channels and listens to membership.
+     *
+     * @param engine the node's engine
+     * @param resources the node's clients: their codec and executor
+     */
+    void start(BayeuxEngine engine, ClientResources resources) {
+        this.codec = resources.codec(BayeuxClientConfig.builder(config.url()).build().codec());
+        this.executor = resources.executor();
         this.server = engine;
         engine.addClusterListener(engineListener);
         handlers.keySet().forEach(this::open);
@@ -171,6 +186,19 @@ public final class PeerMessaging {
         if (handlers.remove(service) != null && server != null) {
             close(service);
         }
+    }
+
+    /**
+     * @param service a service's name
+     * @return whether it has a handler now (and, while the node runs, a listener on its channel)
+     */
+    public boolean isRegistered(String service) {
+        return handlers.containsKey(service);
+    }
+
+    /** @return how many membership listeners are added now */
+    int membershipListenerCount() {
+        return membershipListeners.size();
     }
 
     /** @return the members joined now, as the engine told them, in the order they joined */
@@ -235,12 +263,12 @@ public final class PeerMessaging {
 
     /** @return {@code oort.maxMessageBytes}: the largest message, as JSON, that {@link #send} takes */
     public int maxMessageBytes() {
-        return oort.config().maxMessageBytes();
+        return config.maxMessageBytes();
     }
 
     /** @return this node as a member: its id and URL */
     public ClusterMember self() {
-        return new ClusterMember(oort.id(), oort.config().url());
+        return new ClusterMember(self.id(), config.url());
     }
 
     /**
@@ -319,7 +347,7 @@ public final class PeerMessaging {
      */
     int measure(String service, Object data) {
         int bytes = jsonBytes(data);
-        int max = oort.config().maxMessageBytes();
+        int max = config.maxMessageBytes();
         if (bytes > max) {
             oversize.increment();
             throw new OortMessageTooLargeException(service, bytes, max);
@@ -331,7 +359,7 @@ public final class PeerMessaging {
         JsonCodec json = codec;
         if (json == null) {
             // Before the start: the same codec as the links', made here.
-            json = JsonCodecProvider.find(BayeuxClientConfig.builder(oort.config().url()).build().codec(),
+            json = JsonCodecProvider.find(BayeuxClientConfig.builder(config.url()).build().codec(),
                     PeerMessaging.class.getClassLoader()).newCodec(JsonCodec.DEFAULT_MAX_NESTING_DEPTH);
             codec = json;
         }
@@ -343,7 +371,7 @@ public final class PeerMessaging {
             notSent.increment();
             return false;
         }
-        Link link = oort.linkTo(to.url());
+        Link link = membership.linkTo(to.url());
         if (link == null || !link.send(PREFIX + service, data, bytes, taken -> {
             if (!taken) {
                 LOG.debug("Oort node {} did not take a message on service {}", to.id(), service);

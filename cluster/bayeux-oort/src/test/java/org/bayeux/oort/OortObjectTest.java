@@ -204,4 +204,39 @@ class OortObjectTest {
         assertThat(maps.get(1).getMerged()).doesNotContainKey("big");
         assertThat(maps.get(1).gaps()).isZero();
     }
+
+    @Test
+    void aStoppedObjectIsUnregisteredAndHearsNothingMore() throws Exception {
+        OortTestNode a = addNode();
+        addNode();
+        cluster.awaitMesh();
+        awaitAllParts();
+        OortMap<Object> onA = maps.get(0);
+        List<String> told = new CopyOnWriteArrayList<>();
+        onA.addListener(new OortObject.Listener<>() {
+            @Override
+            public void updated(ClusterMember member, Map<String, Object> part) {
+                told.add(member.id());
+            }
+        });
+        int membershipListeners = a.oort.messaging().membershipListenerCount();
+
+        onA.stop();
+        onA.stop();
+
+        assertThat(onA.isStopped()).isTrue();
+        assertThat(a.oort.messaging().isRegistered("object/map")).isFalse();
+        assertThat(a.oort.messaging().isRegistered("object/list")).as("the others stay").isTrue();
+        var channel = a.engine.getChannel("/service/oort/object/map");
+        assertThat(channel == null ? List.of() : channel.getMessageListeners()).isEmpty();
+        assertThat(a.oort.messaging().membershipListenerCount()).isEqualTo(membershipListeners - 1);
+        assertThat(onA.parts()).containsOnlyKeys(a.oort.id());
+
+        // B's map changes, then its list: the list's change comes after the map's on B's link to A.
+        maps.get(1).put("after", 1L);
+        lists.get(1).add("marker");
+        await().atMost(WAIT).until(() -> lists.get(0).getMerged().contains("marker"));
+        assertThat(told).as("nothing reached the stopped map").isEmpty();
+        assertThat(onA.parts()).containsOnlyKeys(a.oort.id());
+    }
 }

@@ -142,4 +142,39 @@ class OortServiceTest {
         Throwable here = failureOf(services.get(1).call(b.url, Map.of("op", "hang")), Duration.ofSeconds(30));
         assertThat(((OortServiceException) here).reason()).isEqualTo(OortServiceException.Reason.TIMEOUT);
     }
+
+    @Test
+    void aStoppedServiceIsUnregisteredFailsItsWaitingCallsAndTakesNoMore() throws Exception {
+        OortTestNode a = addNode(LONG);
+        OortTestNode b = addNode(LONG);
+        cluster.awaitMesh();
+        OortService<Map<String, Object>, Object> onA = services.get(0);
+        CompletionStage<Object> waiting = onA.call(b.url, Map.of("op", "hang"));
+        await().atMost(LONG).until(() -> onA.pendingCalls() == 1);
+        int membershipListeners = a.oort.messaging().membershipListenerCount();
+
+        onA.stop();
+        onA.stop();
+
+        assertThat(onA.isStopped()).isTrue();
+        assertThat(a.oort.messaging().isRegistered("service/echo")).isFalse();
+        assertThat(a.oort.messaging().isRegistered("service/counter")).as("the others stay").isTrue();
+        var channel = a.engine.getChannel("/service/oort/service/echo");
+        assertThat(channel == null ? List.of() : channel.getMessageListeners()).isEmpty();
+        assertThat(a.oort.messaging().membershipListenerCount()).isEqualTo(membershipListeners - 1);
+        assertThat(onA.pendingCalls()).isZero();
+        Throwable failed = failureOf(waiting, Duration.ofSeconds(5));
+        assertThat(((OortServiceException) failed).reason()).isEqualTo(OortServiceException.Reason.NOT_SENT);
+        Throwable afterStop = failureOf(onA.call(a.url, Map.of("op", "here")), Duration.ofSeconds(5));
+        assertThat(((OortServiceException) afterStop).reason()).isEqualTo(OortServiceException.Reason.NOT_SENT);
+
+        // A call from B to A's stopped service gets no answer: it times out on B, whose own service still runs.
+        OortService<Map<String, Object>, Object> onB = services.get(1);
+        CompletionStage<Object> toStopped = onB.call(a.url, Map.of("op", "hello"));
+        assertThat(onB.call(b.url, Map.of("op", "here")).toCompletableFuture().get(30, TimeUnit.SECONDS))
+                .isEqualTo("here by " + b.url + " for " + b.url);
+        assertThat(toStopped.toCompletableFuture().isDone()).isFalse();
+        assertThat(primaries.get(1).call(5L).toCompletableFuture().get(30, TimeUnit.SECONDS)).isEqualTo(6L);
+        assertThat(toStopped.toCompletableFuture().isDone()).as("A's echo answers nothing any more").isFalse();
+    }
 }

@@ -65,6 +65,11 @@ final class HistoryCalls {
         return bytesRead.get();
     }
 
+    /** @return the publishes waiting for Redis's answer now */
+    int pendingPublishes() {
+        return pendingPublishes.get();
+    }
+
     /** @return the per-connection budget of recoveries, for tests */
     RecoveryPermits permits() {
         return permits;

@@ -87,6 +87,16 @@ final class RecoveryPermits {
         return running;
     }
 
+    /** @return the recoveries waiting for a permit now */
+    synchronized int waiting() {
+        return waiting.size();
+    }
+
+    /** @return how many recoveries may run at once */
+    int permits() {
+        return permits;
+    }
+
     /** @return the most recoveries that ran at once, for tests */
     synchronized int mostRunning() {
         return mostRunning;

@@ -109,6 +109,8 @@ public final class RedisBackplane implements Cluster {
 
     private final RedisBackplaneConfig config;
     private final StreamShards shards;
+    /** Where Redis is, hosts and ports only: never the password. */
+    private final String endpoint;
     private final HistoryCalls calls;
     private final HistoryAuthorizer historyAuthorizer;
     private volatile RecoveryExtension recovery;
@@ -121,22 +123,43 @@ public final class RedisBackplane implements Cluster {
     private volatile ClusterNode node;
     private volatile boolean running;
     private volatile RedisLink link;
-    private volatile RedisLink.Connection publishing;
-    /** Whether the publishing connection was opened since start: until then, positioning shards waits for it. */
-    private volatile boolean everConnected;
+    private final PublishingConnection publishing = new PublishingConnection();
     private volatile List<Thread> readers = List.of();
     private volatile List<StreamReader> loops = List.of();
     /**
      * Test seam: run by a reader before it hands a message to this node, so that a test can hold the live stream
      * back behind a history read. Null (nothing run) outside tests.
      */
-    volatile Runnable beforeLiveDelivery;
+    private final Runnable beforeLiveDelivery;
     /** Per reader: whether it has positioned itself, and whether it is connected now. */
     private volatile boolean[] readersPositioned = new boolean[0];
     private volatile boolean[] readersConnected = new boolean[0];
     private volatile boolean readerConnected;
     /** True while a reader opens the publishing connection. Guarded by this. */
     private boolean connectingPublisher;
+
+    /** What the readers tell this backplane. */
+    private final StreamReader.Listener readerEvents = new StreamReader.Listener() {
+        @Override
+        public boolean running() {
+            return running;
+        }
+
+        @Override
+        public void positioned(int reader) {
+            readerPositioned(reader);
+        }
+
+        @Override
+        public void connectionChanged(int reader, boolean connected) {
+            readerConnected(reader, connected);
+        }
+
+        @Override
+        public void presenceEvent(Map<String, byte[]> body) {
+            RedisBackplane.this.presenceEvent(body);
+        }
+    };
 
     /** With {@link RedisBackplaneConfig#SESSION_STORE}: this node's sessions' state in Redis; else null. */
     private final RedisSessionStore sessionStore;
@@ -161,12 +184,23 @@ public final class RedisBackplane implements Cluster {
      * @throws org.bayeux.server.config.InvalidConfigurationException as {@link #RedisBackplane(RedisBackplaneConfig)}
      */
     public RedisBackplane(RedisBackplaneConfig config, HistoryAuthorizer historyAuthorizer) {
+        this(config, historyAuthorizer, null);
+    }
+
+    /**
+     * @param config where Redis is, and the bounds
+     * @param historyAuthorizer as {@link #RedisBackplane(RedisBackplaneConfig, HistoryAuthorizer)}
+     * @param beforeLiveDelivery test seam: run by a reader before it hands each message to this node (a test holds
+     *        the live stream back behind a history read with it); null outside tests
+     */
+    RedisBackplane(RedisBackplaneConfig config, HistoryAuthorizer historyAuthorizer, Runnable beforeLiveDelivery) {
         this.config = Objects.requireNonNull(config, "config");
-        RedisEndpoint.resolve(config);
+        this.beforeLiveDelivery = beforeLiveDelivery;
+        this.endpoint = RedisEndpoint.resolve(config).description();
         this.historyAuthorizer = Objects.requireNonNull(historyAuthorizer, "historyAuthorizer");
         this.sessionStore = config.sessionStore() ? new RedisSessionStore(config, nodeId) : null;
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
-        this.shardReads = new ShardReads(this, shards, config);
+        this.shardReads = new ShardReads(shards, config, publishing, shard -> wakeReaders());
         this.calls = new HistoryCalls(config, shards);
     }
 
@@ -194,8 +228,7 @@ public final class RedisBackplane implements Cluster {
      *         readiness); false before the first connection and while Redis is away
      */
     public boolean isConnected() {
-        RedisLink.Connection connection = publishing;
-        return readerConnected && connection != null && connection.isOpen();
+        return readerConnected && publishing.open() != null;
     }
 
     /** @return {@link #isConnected()}: false while this node's publishes would fail for want of Redis */
@@ -211,7 +244,7 @@ public final class RedisBackplane implements Cluster {
         }
         this.node = Objects.requireNonNull(node, "node");
         running = true;
-        everConnected = false;
+        publishing.reset();
         link = RedisLink.create(config, MAX_BACKOFF);
         if (sessionStore != null) {
             sessionStore.start();
@@ -268,8 +301,8 @@ public final class RedisBackplane implements Cluster {
         List<Thread> threads = new ArrayList<>();
         List<StreamReader> started = new ArrayList<>();
         for (int index = 0; index < groups.size(); index++) {
-            StreamReader loop = new StreamReader(this, index, link, shards, shardReads, groups.get(index), config,
-                    node);
+            StreamReader loop = new StreamReader(index, link, shards, shardReads, groups.get(index), config, node,
+                    readerEvents, beforeLiveDelivery);
             Thread thread = new Thread(loop::run, groups.size() == 1 ? "redis-backplane-reader"
                     : "redis-backplane-reader-" + index);
             thread.setDaemon(true);
@@ -285,8 +318,8 @@ public final class RedisBackplane implements Cluster {
      * Called by the reader once it knows where each stream starts: only then may this node publish, so that nothing
      * it stores can be missed by its own reader.
      */
-    void readerPositioned(int reader) {
-        if (!running || publishing != null) {
+    private void readerPositioned(int reader) {
+        if (!running || publishing.isSet()) {
             return;
         }
         synchronized (this) {
@@ -311,9 +344,8 @@ public final class RedisBackplane implements Cluster {
             }
         }
         synchronized (this) {
-            if (running && publishing == null) {
-                publishing = connection;
-                everConnected = true;
+            if (running && !publishing.isSet()) {
+                publishing.set(connection);
                 LOG.info("Redis backplane connected to {} ({} shard streams)", redactedUri(), shards.count());
                 return;
             }
@@ -322,7 +354,7 @@ public final class RedisBackplane implements Cluster {
     }
 
     /** Called by each reader when it connects or loses Redis: the backplane is connected while all readers are. */
-    synchronized void readerConnected(int reader, boolean connected) {
+    private synchronized void readerConnected(int reader, boolean connected) {
         boolean[] states = readersConnected;
         if (reader >= states.length) {
             return;
@@ -345,8 +377,7 @@ public final class RedisBackplane implements Cluster {
 
     /** @return the connection publishes and presence use, or null while there is none */
     RedisLink.Connection connection() {
-        RedisLink.Connection connection = publishing;
-        return connection != null && connection.isOpen() ? connection : null;
+        return publishing.open();
     }
 
     /** @return the presence tracker while started, else null (for tests: its counters) */
@@ -372,6 +403,40 @@ public final class RedisBackplane implements Cluster {
         return shardReads.read().size();
     }
 
+    /**
+     * A text dump of this backplane's state, for an operator: whether it runs, where Redis is (hosts and ports only,
+     * never a password), the shard streams read and each reader's state, the publishes waiting for Redis, the
+     * recovery permits in use and waiting, and the history counters. It names no client, session or message.
+     *
+     * @return several lines, each {@code key: value}
+     */
+    public String dump() {
+        StringBuilder text = new StringBuilder();
+        text.append("redis backplane: ").append(running ? "running" : "stopped").append('\n');
+        text.append("  endpoint: ").append(endpoint).append('\n');
+        text.append("  connected: ").append(isConnected()).append(" (publishing ")
+                .append(publishing.open() != null).append(", readers ").append(readerConnected).append(")\n");
+        text.append("  shards: ").append(shards.count()).append(", read now: ").append(shardReads.read())
+                .append('\n');
+        boolean[] positioned = readersPositioned;
+        boolean[] connected = readersConnected;
+        for (int reader = 0; reader < positioned.length && reader < connected.length; reader++) {
+            text.append("  reader ").append(reader).append(": positioned ").append(positioned[reader])
+                    .append(", connected ").append(connected[reader]).append('\n');
+        }
+        text.append("  pending publishes: ").append(calls.pendingPublishes()).append(" of at most ")
+                .append(config.maxPendingPublishes()).append('\n');
+        RecoveryPermits permits = calls.permits();
+        text.append("  recovery permits: ").append(permits.running()).append(" running of ")
+                .append(permits.permits()).append(", ").append(permits.waiting()).append(" waiting, ")
+                .append(permits.started()).append(" started").append('\n');
+        text.append("  history reads: ").append(calls.pagesRead()).append(" pages, ").append(calls.bytesRead())
+                .append(" bytes").append('\n');
+        text.append("  presence listeners: ").append(presenceListeners.size()).append('\n');
+        text.append("  session store: ").append(sessionStore == null ? "off" : "on").append('\n');
+        return text.toString();
+    }
+
     /** @return the shards read now, for tests */
     java.util.SortedSet<Integer> shardsReadNow() {
         return shardReads.read();
@@ -382,7 +447,7 @@ public final class RedisBackplane implements Cluster {
         return shards.shardOf(channel);
     }
 
-    void presenceEvent(Map<String, byte[]> body) {
+    private void presenceEvent(Map<String, byte[]> body) {
         Presence tracker = presence;
         if (tracker != null) {
             tracker.deliver(body);
@@ -432,14 +497,6 @@ public final class RedisBackplane implements Cluster {
                 : tracker.members(channel).orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    boolean everConnected() {
-        return everConnected;
-    }
-
-    boolean isRunning() {
-        return running;
-    }
-
     static RedisCodec<String, byte[]> codec() {
         return CODEC;
     }
@@ -457,7 +514,7 @@ public final class RedisBackplane implements Cluster {
             }
             running = false;
             threads = readers;
-            publishing = null;
+            publishing.clear();
             readers = List.of();
             loops = List.of();
         }
@@ -504,7 +561,7 @@ public final class RedisBackplane implements Cluster {
 
     @Override
     public CompletionStage<Boolean> publish(ClusterMessage message) {
-        return calls.publish(publishing, message);
+        return calls.publish(publishing.current(), message);
     }
 
     /**
@@ -520,7 +577,7 @@ public final class RedisBackplane implements Cluster {
      */
     CompletableFuture<HistoryStore.Recovered> recover(String channel, long offset, String epoch, int maxMessages,
             long maxBytes) {
-        return calls.recover(publishing, channel, offset, epoch, maxMessages, maxBytes);
+        return calls.recover(publishing.current(), channel, offset, epoch, maxMessages, maxBytes);
     }
 
     /** @return the recovery extension while started, else null (for tests) */

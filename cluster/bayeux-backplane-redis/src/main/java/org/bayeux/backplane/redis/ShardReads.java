@@ -69,7 +69,8 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
     private static final Logger LOG = LoggerFactory.getLogger(ShardReads.class);
     private static final long RETRY_MILLIS = 20;
 
-    private final RedisBackplane backplane;
+    private final PublishingConnection publishing;
+    private final PositionListener positioned;
     private final StreamShards shards;
     private final RedisBackplaneConfig config;
     /** Per shard: how many subscriptions of this node's sessions to plain channels of it. */
@@ -111,8 +112,23 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
     private record Subscription(String session, String channel) {
     }
 
-    ShardReads(RedisBackplane backplane, StreamShards shards, RedisBackplaneConfig config) {
-        this.backplane = backplane;
+    /** Told when a shard is positioned, so that the readers take it at once. */
+    @FunctionalInterface
+    interface PositionListener {
+        /** @param shard a shard whose start is known now */
+        void positioned(int shard);
+    }
+
+    /**
+     * @param shards the shard streams' keys
+     * @param config the bounds (grace, operation timeout)
+     * @param publishing the connection a shard's position is read on
+     * @param positioned told when a shard is positioned
+     */
+    ShardReads(StreamShards shards, RedisBackplaneConfig config, PublishingConnection publishing,
+            PositionListener positioned) {
+        this.publishing = publishing;
+        this.positioned = positioned;
         this.shards = shards;
         this.config = config;
         this.subscriptions = new AtomicIntegerArray(shards.count());
@@ -338,10 +354,10 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
      * (subscriptions made while the node starts wait for it rather than fail).
      */
     private void position(int shard, Read read, long deadline) {
-        RedisLink.Connection connection = backplane.connection();
+        RedisLink.Connection connection = publishing.open();
         if (connection == null) {
             ScheduledExecutorService scheduler = timer;
-            if (scheduler != null && (!backplane.everConnected() || System.nanoTime() - deadline < 0)) {
+            if (scheduler != null && (!publishing.everOpened() || System.nanoTime() - deadline < 0)) {
                 try {
                     scheduler.schedule(() -> position(shard, read, deadline), RETRY_MILLIS, TimeUnit.MILLISECONDS);
                     return;
@@ -362,7 +378,7 @@ final class ShardReads implements SubscriptionListener, ServerExtension {
                         }
                         read.start.complete(last.isEmpty() ? "0-0" : last.get(0).getId());
                         LOG.debug("Redis backplane reads shard {} from {}", shard, read.startId());
-                        backplane.wakeReaders();
+                        positioned.positioned(shard);
                     });
         } catch (RuntimeException rejected) {
             failed(shard, read, rejected);

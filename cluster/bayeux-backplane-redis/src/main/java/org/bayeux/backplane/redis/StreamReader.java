@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +30,9 @@ final class StreamReader {
     private static final Logger LOG = LoggerFactory.getLogger(StreamReader.class);
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(20);
 
-    private final RedisBackplane backplane;
+    private final Listener listener;
+    /** Test seam: run before each message is handed to the node; null outside tests. */
+    private final Runnable beforeLiveDelivery;
     private final int index;
     private final RedisLink link;
     private final StreamShards shards;
@@ -51,9 +54,39 @@ final class StreamReader {
      */
     private volatile long clientId = UNKNOWN;
 
-    StreamReader(RedisBackplane backplane, int index, RedisLink link, StreamShards shards, ShardReads reads,
-            int[] mine, RedisBackplaneConfig config, ClusterNode node) {
-        this.backplane = backplane;
+    /** What a reader tells the backplane that runs it, on the reader's thread. */
+    interface Listener {
+        /** @return whether the backplane still runs: the reader ends when it does not */
+        boolean running();
+
+        /** @param reader the reader's index: it knows where each of its streams starts */
+        void positioned(int reader);
+
+        /**
+         * @param reader the reader's index
+         * @param connected whether it reads now, or lost Redis
+         */
+        void connectionChanged(int reader, boolean connected);
+
+        /** @param body a presence event read from a shard stream */
+        void presenceEvent(Map<String, byte[]> body);
+    }
+
+    /**
+     * @param index this reader's index among the backplane's readers
+     * @param link the Redis client the reader connects with
+     * @param shards the shard streams' keys
+     * @param reads which shards are needed now, and from where
+     * @param mine the shards this reader may read
+     * @param config the bounds (batch, block)
+     * @param node where messages are delivered
+     * @param listener told of the reader's position, connection and presence events
+     * @param beforeLiveDelivery test seam, run before each message is delivered; null outside tests
+     */
+    StreamReader(int index, RedisLink link, StreamShards shards, ShardReads reads, int[] mine,
+            RedisBackplaneConfig config, ClusterNode node, Listener listener, Runnable beforeLiveDelivery) {
+        this.listener = listener;
+        this.beforeLiveDelivery = beforeLiveDelivery;
         this.reads = reads;
         this.index = index;
         this.link = link;
@@ -75,33 +108,33 @@ final class StreamReader {
         // After a failure, connected again only once a read succeeded: a cluster connection stays open (its link to
         // another master is up) while the master of this reader's shard is down.
         boolean failed = false;
-        while (backplane.isRunning()) {
+        while (listener.running()) {
             try {
                 if (connection == null) {
                     connect();
                 }
-                backplane.readerPositioned(index);
+                listener.positioned(index);
                 if (!connection.isOpen()) {
                     throw new IllegalStateException("not connected");
                 }
                 if (!failed) {
-                    backplane.readerConnected(index, true);
+                    listener.connectionChanged(index, true);
                 }
                 if (clientId == UNKNOWN && !link.cluster()) {
                     clientId = connection.sync().clientId();
                 }
                 readOnce();
                 failed = false;
-                backplane.readerConnected(index, true);
+                listener.connectionChanged(index, true);
                 backoff = FIRST_BACKOFF;
             } catch (RuntimeException failure) {
-                if (!backplane.isRunning()) {
+                if (!listener.running()) {
                     break;
                 }
                 failed = true;
                 // A reconnect gives the connection another client id: asked again once connected.
                 clientId = UNKNOWN;
-                backplane.readerConnected(index, false);
+                listener.connectionChanged(index, false);
                 LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
                 LockSupport.parkNanos(this, backoff.toNanos());
                 backoff = backoff.multipliedBy(2).compareTo(RedisBackplane.maxBackoff()) > 0
@@ -229,7 +262,7 @@ final class StreamReader {
 
     private void deliver(StreamMessage<String, byte[]> entry) {
         if (entry.getBody() != null && entry.getBody().containsKey(Presence.EVENT_FIELD)) {
-            backplane.presenceEvent(entry.getBody());
+            listener.presenceEvent(entry.getBody());
             return;
         }
         byte[] json = entry.getBody() == null ? null : entry.getBody().get(RedisBackplane.MESSAGE_FIELD);
@@ -238,7 +271,7 @@ final class StreamReader {
             return;
         }
         byte[] positioned = positioned(entry, json);
-        Runnable hook = backplane.beforeLiveDelivery;
+        Runnable hook = beforeLiveDelivery;
         if (hook != null) {
             hook.run();
         }

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -20,6 +21,8 @@ import java.util.stream.LongStream;
 import org.bayeux.api.Message;
 import org.bayeux.backplane.redis.BackplaneFixture.Node;
 import org.bayeux.api.client.ClientSession;
+import org.bayeux.api.server.HistoryAccess;
+import org.bayeux.api.server.HistoryAuthorizer;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientTransport;
@@ -42,22 +45,33 @@ class RecoveryTest {
     @RegisterExtension
     final BackplaneFixture fixture = new BackplaneFixture();
     private final List<Node> nodes = new ArrayList<>();
+    /** Per node, what its readers run before each live delivery (the backplane's test seam); empty outside one test. */
+    private final Map<Node, AtomicReference<Runnable>> beforeLiveDelivery = new HashMap<>();
     private TcpProxy proxy;
 
     @AfterEach
     void letReadersGo() {
-        for (Node node : nodes) {
-            node.backplane().beforeLiveDelivery = null;
+        for (AtomicReference<Runnable> hook : beforeLiveDelivery.values()) {
+            hook.set(null);
         }
     }
 
     private Node node(RedisBackplaneConfig.Builder backplaneConfig) throws Exception {
         // A short maxInterval: a client cut off for a couple of seconds loses its session and handshakes again.
+        RedisBackplaneConfig config = withHistory(backplaneConfig).uri(fixture.redis().uri())
+                .operationTimeout(Duration.ofSeconds(2)).build();
+        AtomicReference<Runnable> hook = new AtomicReference<>();
         Node node = fixture.node(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(2))
                 .maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build(),
-                new RedisBackplane(withHistory(backplaneConfig).uri(fixture.redis().uri()).operationTimeout(Duration.ofSeconds(2))
-                        .build()));
+                new RedisBackplane(config, HistoryAuthorizer.always(HistoryAccess.lookBack(config.historyLookBack())),
+                        () -> {
+                            Runnable held = hook.get();
+                            if (held != null) {
+                                held.run();
+                            }
+                        }));
         nodes.add(node);
+        beforeLiveDelivery.put(node, hook);
         return node;
     }
 
@@ -322,7 +336,7 @@ class RecoveryTest {
     /**
      * The seam when the node's stream reader is behind the history read: the missed messages are read from the history
      * and delivered while their live copies are still on their way through this node's reader, held back here by the
-     * test seam {@link RedisBackplane#beforeLiveDelivery}. When they arrive (after the recovery has ended), they are
+     * test seam given to its {@link RedisBackplane}. When they arrive (after the recovery has ended), they are
      * not delivered again; nor to a subscriber that asked only for the position ({@code recovery: {}}).
      */
     @Test
@@ -339,14 +353,14 @@ class RecoveryTest {
 
         CountDownLatch readerHeld = new CountDownLatch(1);
         CountDownLatch letGo = new CountDownLatch(1);
-        a.backplane().beforeLiveDelivery = () -> {
+        beforeLiveDelivery.get(a).set(() -> {
             readerHeld.countDown();
             try {
                 letGo.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
             }
-        };
+        });
         List<Integer> recovered;
         List<Integer> fresh;
         try {

@@ -73,6 +73,29 @@ class RedisBackplaneTest {
     }
 
     @Test
+    void theDumpTellsTheStateWithoutSessionsOrBodies() throws Exception {
+        RedisBackplane backplane = RedisBackplane.builder().uri(fixture.redis().uri())
+                .operationTimeout(OPERATION_TIMEOUT).build();
+        assertThat(backplane.dump()).contains("redis backplane: stopped").contains("pending publishes: 0");
+        BayeuxEngine a = node(backplane);
+        LocalSession listener = connected(a, "listener");
+        List<Object> received = subscribe(listener, "/chat/room");
+        assertThat(publish(listener, "/chat/room", "a body nobody may dump").isSuccessful()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
+
+        String dump = backplane.dump();
+        assertThat(dump).contains("redis backplane: running")
+                .contains("endpoint: ")
+                .contains("connected: true")
+                .contains("read now: [" + backplane.shardOf("/chat/room") + "]")
+                .contains("reader 0: positioned true, connected true")
+                .contains("pending publishes: 0 of at most")
+                .contains("recovery permits: 0 running of")
+                .doesNotContain("a body nobody may dump")
+                .doesNotContain(listener.getId());
+    }
+
+    @Test
     void aRetriedPublishWithTheSameIdempotencyKeyIsStoredOnceWithinTheWindow() throws Exception {
         Duration window = Duration.ofSeconds(1);
         BayeuxEngine a = node(RedisBackplane.builder().uri(fixture.redis().uri()).idempotencyWindow(window).build());

@@ -142,6 +142,9 @@ class RedisCredentialsTest {
         await("connected with the URI's password").atMost(WAIT).until(backplane::isConnected);
         assertThat(logs()).contains("127.0.0.1:" + redis.port());
         assertNoPart(logs(), PASSWORD);
+        // The dump names where Redis is, never its password.
+        assertThat(backplane.dump()).contains("127.0.0.1:" + redis.port());
+        assertNoPart(backplane.dump(), PASSWORD);
     }
 
     @Test
