@@ -122,7 +122,7 @@ public final class StandaloneServer implements AutoCloseable {
             oort = null;
         }
         // Application code (docs/operations.md): the jars of --classpath (clustered, an application may ask for the
-        // Oort node or the backplane among the components, as the demo chat does).
+        // Oort node or the backplane among the components).
         try {
             applications = Applications.start(options.classPath, engine,
                     java.util.Arrays.asList(new Object[] {oort, backplane}).stream()
@@ -164,7 +164,7 @@ public final class StandaloneServer implements AutoCloseable {
         // SIGTERM is main()'s shutdown hook, which drains first: Jetty's own hook would stop at once, beside it.
         jetty.setStopAtShutdown(false);
         // Applications stop first, however Jetty is stopped (close(), or stop() after the drain), while the server
-        // and the backplane still run: a clustered application (the demo chat) tells the other nodes then.
+        // and the backplane still run: a clustered application can still tell the other nodes it leaves.
         jetty.addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
             @Override
             public void lifeCycleStopping(org.eclipse.jetty.util.component.LifeCycle event) {
