@@ -7,6 +7,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +32,7 @@ import org.bayeux.server.cluster.ClusterNode;
 import org.bayeux.standalone.admin.AdminConsole;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The admin page's access rules and its snapshots, with our Java client over WebSocket against a real server: off
@@ -49,14 +52,15 @@ class StandaloneAdminTest {
     }
 
     @Test
-    void noTokenNoPage() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--demo").port(0)
-                .host("127.0.0.1"))) {
+    void noTokenNoPage(@TempDir Path site) throws Exception {
+        Files.writeString(site.resolve("index.html"), "<title>a site</title>");
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--static", site.toString())
+                .port(0).host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             assertThat(get(base + "/admin").statusCode()).isEqualTo(404);
             assertThat(get(base + "/admin/").statusCode()).isEqualTo(404);
             assertThat(get(base + "/admin/admin.js").statusCode()).isEqualTo(404);
-            assertThat(get(base + "/").statusCode()).as("the demo is still served").isEqualTo(200);
+            assertThat(get(base + "/").statusCode()).as("the static files are still served").isEqualTo(200);
         }
     }
 

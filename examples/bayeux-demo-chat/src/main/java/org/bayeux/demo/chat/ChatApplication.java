@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.backplane.redis.RedisBackplane;
@@ -6,10 +6,14 @@ import org.bayeux.oort.Oort;
 import org.bayeux.oort.Seti;
 import org.bayeux.server.app.ApplicationContext;
 import org.bayeux.server.app.BayeuxApplication;
+import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 
 /**
- * The demo chat as an application of the standalone server ({@code --demo} asks for it by name; it is listed in this
- * module's {@code META-INF/services} like any application's jar lists its own). On an Oort node (the host offers
+ * The demo chat as an application of the standalone server: {@code bin/bayeux demo} loads this module's jar with
+ * {@code --classpath}, as the server loads any application's jar, and finds this class in the jar's
+ * {@code META-INF/services}. Its page asks for the {@code ack} extension (no message lost across reconnections):
+ * {@code bin/bayeux demo} gives {@code --extensions ack}, and on a host that did not install it the application adds
+ * it itself. On an Oort node (the host offers
  * {@link Oort}) its member lists and private messages span the nodes through {@link Seti}; on a Redis backplane (the
  * host offers {@link RedisBackplane}) through {@link BackplaneChat}'s rosters; alone, it is one node's chat.
  */
@@ -25,6 +29,9 @@ public final class ChatApplication implements BayeuxApplication {
     @Override
     public void start(ApplicationContext context) {
         BayeuxServer server = context.server();
+        if (server.getExtensions().stream().noneMatch(AcknowledgedMessagesExtension.class::isInstance)) {
+            server.addExtension(new AcknowledgedMessagesExtension());
+        }
         Oort oort = context.component(Oort.class).orElse(null);
         if (oort != null) {
             chat = new ChatService(server, new SetiChat(new Seti(oort)));

@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,22 +11,20 @@ import java.util.concurrent.TimeUnit;
 import org.bayeux.api.Message;
 import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.transport.ClientTransport;
-import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 
 /**
  * The clustered demo on the Redis backplane ({@code bin/bayeux demo --nodes 2 --backplane …} starts two nodes with
- * these options): two standalone servers with {@code --demo --backplane} on a redis-server of the test's own, a chat
- * client on each: one member list, messages both ways, private messages across; a node that dies loses its members
- * on the other within the roster's expiry; the cluster channels are closed to clients.
+ * these options): two standalone servers with the demo chat and {@code --backplane} on a redis-server of the test's
+ * own, a chat client on each: one member list, messages both ways, private messages across; a node that dies loses
+ * its members on the other within the roster's expiry; the cluster channels are closed to clients.
  */
 class BackplaneDemoTest {
     private static final Duration WAIT = DemoChatter.WAIT;
 
     private static StandaloneServer node(RedisProcess redis) throws Exception {
-        return new StandaloneServer(StandaloneOptions.parse("--demo", "--backplane", redis.uri(),
-                "--set", "timeout=5s").port(0).host("127.0.0.1"));
+        return DemoNodes.start("--backplane", redis.uri(), "--set", "timeout=5s");
     }
 
     private static void bothRead(StandaloneServer a, StandaloneServer b) {
@@ -54,7 +52,7 @@ class BackplaneDemoTest {
                 Message other = ann.client.getChannel("/chat/room/*").subscribeAsync((c, m) -> { })
                         .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(other.isSuccessful()).as("other wildcards stay open").isTrue();
-                assertThat(a.getChat().members("lobby")).containsExactly("Ann");
+                assertThat(DemoNodes.chatOf(a).chat().members("lobby")).containsExactly("Ann");
             }
         }
     }
@@ -72,13 +70,13 @@ class BackplaneDemoTest {
                 });
                 // B's chat goes silent as a dead node's does (no goodbye): A drops its roster on expiry.
                 long halted = System.nanoTime();
-                b.getBackplaneChat().halt();
+                DemoNodes.chatOf(b).backplaneChat().halt();
                 await("Bob gone from Ann's list").atMost(WAIT)
                         .untilAsserted(() -> assertThat(ann.memberList()).isEqualTo(List.of("Ann")));
                 long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - halted);
                 assertThat(tookMs).as("not before the expiry").isGreaterThanOrEqualTo(
                         BackplaneChat.DEFAULT_EXPIRY.toMillis() - BackplaneChat.DEFAULT_HEARTBEAT.toMillis());
-                assertThat(a.getChat().members("lobby")).containsExactly("Ann");
+                assertThat(DemoNodes.chatOf(a).chat().members("lobby")).containsExactly("Ann");
                 Message sent = ann.client.remoteCallAsync("/service/chat/private", Map.of("to", "Bob", "text",
                         "there?"), WAIT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(((Number) sent.getDataAsMap().get("delivered")).intValue()).isZero();
