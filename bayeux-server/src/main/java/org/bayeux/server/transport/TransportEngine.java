@@ -134,7 +134,7 @@ public interface TransportEngine {
      * session ({@code 402::session_unknown}). To be called while the handshake is being decided (a handshake
      * extension or {@code SecurityPolicy.canHandshake}); the pin takes hold when the handshake succeeds, and outlives
      * nothing: when that carrier ends, the session can only expire, and its client must handshake again. A session
-     * handshaken over HTTP, where each request is a carrier of its own ({@link Carrier#isPersistentConnection()}
+     * handshaken over HTTP, where each request is a carrier of its own ({@link CarrierCapabilities#persistentConnection()}
      * false), is instead bound strictly to the browser cookie of its handshake, whatever the binding mode, and carried
      * by no socket.
      *

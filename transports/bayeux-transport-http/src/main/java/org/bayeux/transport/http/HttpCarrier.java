@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.HoldPolicy;
 import org.bayeux.server.transport.OutgoingMessages;
 
 /**
  * One HTTP request carrying a batch: it answers once, at once or when the engine releases a held connect.
  */
-final class HttpCarrier implements Carrier {
+final class HttpCarrier implements Carrier, HoldPolicy {
     private static final byte[] JSONP_PREFIX = "/**/".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpTransport transport;
@@ -46,28 +48,14 @@ final class HttpCarrier implements Carrier {
     }
 
     @Override
-    public String transportName() {
-        return callback == null ? HttpTransport.LONG_POLLING : HttpTransport.CALLBACK_POLLING;
+    public CarrierCapabilities capabilities() {
+        return callback == null ? transport.longPolling() : transport.callbackPolling();
     }
 
+    /** @return this request's hold policy: one held connect per browser at a time, and a status when superseded */
     @Override
-    public boolean canHoldConnect() {
-        return true;
-    }
-
-    @Override
-    public boolean pushesWhileHeld() {
-        return false;
-    }
-
-    @Override
-    public int maxResponseBytes() {
-        return transport.config().get(TransportConfig.HTTP_MAX_RESPONSE);
-    }
-
-    @Override
-    public boolean allowsPiggyback() {
-        return callback == null;
+    public HoldPolicy holdPolicy() {
+        return this;
     }
 
     @Override

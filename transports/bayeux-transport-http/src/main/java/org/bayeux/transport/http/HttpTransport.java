@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 
 import org.bayeux.server.transport.BadBatchException;
+import org.bayeux.server.transport.CarrierCapabilities;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
@@ -37,6 +38,10 @@ public final class HttpTransport {
     private final SessionLimits limits;
     private final FirstSocketAdoptions adoptions;
     private final CookieBinding binding;
+    /** What every long-polling request can do: hold a connect, take piggybacked messages, up to a response's size. */
+    private final CarrierCapabilities longPolling;
+    /** The same for a JSONP request, whose script answers one batch and takes no piggyback. */
+    private final CarrierCapabilities callbackPolling;
 
     /**
      * @param engine the engine
@@ -50,6 +55,11 @@ public final class HttpTransport {
         this.limits = SessionLimits.of(engine, config);
         this.adoptions = FirstSocketAdoptions.of(engine);
         this.binding = new CookieBinding(engine, config.sessionBinding());
+        int maxResponseBytes = config.get(TransportConfig.HTTP_MAX_RESPONSE);
+        this.longPolling = CarrierCapabilities.of(LONG_POLLING).holdingConnects().piggybacking()
+                .maxResponseBytes(maxResponseBytes);
+        this.callbackPolling = CarrierCapabilities.of(CALLBACK_POLLING).holdingConnects()
+                .maxResponseBytes(maxResponseBytes);
     }
 
     /** @return the transport names this HTTP transport serves, in advertising order */
@@ -57,6 +67,14 @@ public final class HttpTransport {
         return config.get(TransportConfig.CALLBACK_POLLING)
                 ? List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING, CALLBACK_POLLING)
                 : List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING);
+    }
+
+    CarrierCapabilities longPolling() {
+        return longPolling;
+    }
+
+    CarrierCapabilities callbackPolling() {
+        return callbackPolling;
     }
 
     TransportEngine engine() {

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.FlowControl;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
 import org.bayeux.server.transport.TransportEngine;
@@ -45,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * starts. That call is handed to the transport's executor: the engine may be calling {@link #send(OutgoingMessages)} under a
  * session's lock on the thread where the failure is noticed.</p>
  */
-public final class SocketCarrier implements Carrier {
+public final class SocketCarrier implements Carrier, FlowControl {
     /** Close code for an unparseable batch or a failure while handling one. */
     public static final int CLOSE_SERVER_ERROR = 1011;
     /** Close code for a binary message. */
@@ -94,35 +96,14 @@ public final class SocketCarrier implements Carrier {
     // ---- Carrier ---------------------------------------------------------------------------------------------
 
     @Override
-    public String transportName() {
-        return SocketTransport.NAME;
+    public CarrierCapabilities capabilities() {
+        return transport.capabilities();
     }
 
+    /** @return this socket's pacing: pushes on its lane, deferred while its write backlog is a frame behind */
     @Override
-    public boolean canHoldConnect() {
-        return true;
-    }
-
-    @Override
-    public boolean pushesWhileHeld() {
-        return true;
-    }
-
-    @Override
-    public boolean isPersistentConnection() {
-        return true;
-    }
-
-    @Override
-    public int maxResponseBytes() {
-        // The engine then never hands over more queued messages than fit one frame, connect replies included
-        // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
-        return transport.maxOutgoingFrameBytes();
-    }
-
-    @Override
-    public boolean allowsPiggyback() {
-        return true;
+    public FlowControl flowControl() {
+        return this;
     }
 
     @Override

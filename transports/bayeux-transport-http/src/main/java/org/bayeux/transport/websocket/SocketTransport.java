@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.bayeux.server.transport.CarrierCapabilities;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.CookieBinding;
@@ -46,6 +47,8 @@ public final class SocketTransport {
     private final CookieBinding binding;
     private final SessionLimits limits;
     private final FirstSocketAdoptions adoptions;
+    /** What every socket of this transport can do. */
+    private final CarrierCapabilities capabilities;
 
     /**
      * @param engine the engine
@@ -65,6 +68,15 @@ public final class SocketTransport {
         this.binding = new CookieBinding(engine, config.sessionBinding());
         this.limits = SessionLimits.of(engine, config);
         this.adoptions = FirstSocketAdoptions.of(engine);
+        // The engine then never hands over more queued messages than fit one frame, connect replies included
+        // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
+        this.capabilities = CarrierCapabilities.of(NAME).holdingConnects().pushingWhileHeld().persistent()
+                .piggybacking().maxResponseBytes(maxOutgoingFrameBytes);
+    }
+
+    /** @return what every socket of this transport can do */
+    CarrierCapabilities capabilities() {
+        return capabilities;
     }
 
     /** @return how sessions are bound to their browser cookie ({@link TransportConfig#SESSION_BINDING}) */
