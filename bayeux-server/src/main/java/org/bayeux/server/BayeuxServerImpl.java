@@ -40,7 +40,9 @@ import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
+import org.bayeux.server.transport.ClientBindings;
 import org.bayeux.server.transport.TransportEngine;
+import org.bayeux.server.transport.TransportServices;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -398,6 +400,18 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     }
 
     // ---- parts -----------------------------------------------------------------------------------------------
+
+    /** @return this engine: it provides the services its transports share */
+    @Override
+    public TransportServices services() {
+        return this;
+    }
+
+    /** @return this engine: it keeps the bindings, which outlive every carrier */
+    @Override
+    public ClientBindings bindings() {
+        return this;
+    }
 
     @Override
     public BayeuxServerConfig getConfig() {

@@ -18,7 +18,7 @@ package org.bayeux.server.transport;
  * @param pushesWhileHeld true if messages may be sent on the carrier while a connect is held, without completing it
  *        (WebSocket); false if the held connect's reply is the only way out (long-polling)
  * @param persistentConnection true if the carrier is one connection that carries its client's later batches too (a
- *        WebSocket), so that a session may be pinned to it ({@link TransportEngine#pinToHandshakeCarrier}); false
+ *        WebSocket), so that a session may be pinned to it ({@link ClientBindings#pinToHandshakeCarrier}); false
  *        if it carries one batch (an HTTP request)
  * @param allowsPiggyback true if queued messages may ride along with replies to messages other than
  *        {@code /meta/connect}

@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.ClientBindings;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
@@ -52,9 +53,9 @@ public final class HttpTransport {
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
         this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
-        this.limits = SessionLimits.of(engine, config);
-        this.adoptions = FirstSocketAdoptions.of(engine);
-        this.binding = new CookieBinding(engine, config.sessionBinding());
+        this.limits = SessionLimits.of(engine.services(), config);
+        this.adoptions = FirstSocketAdoptions.of(engine.services());
+        this.binding = new CookieBinding(engine.services(), config.sessionBinding());
         int maxResponseBytes = config.get(TransportConfig.HTTP_MAX_RESPONSE);
         this.longPolling = CarrierCapabilities.of(LONG_POLLING).holdingConnects().piggybacking()
                 .maxResponseBytes(maxResponseBytes);
@@ -75,6 +76,11 @@ public final class HttpTransport {
 
     CarrierCapabilities callbackPolling() {
         return callbackPolling;
+    }
+
+    /** @return the bindings of sessions to their browser and carrier, which the engine keeps */
+    ClientBindings bindings() {
+        return engine.services().bindings();
     }
 
     TransportEngine engine() {
@@ -126,7 +132,7 @@ public final class HttpTransport {
                 cors.answerPreflight(exchange);
                 break;
             case "POST":
-                exchange.readBody(engine.getConfig().maxMessageSizeBytes()).whenComplete((body, failure) -> {
+                exchange.readBody(engine.services().getConfig().maxMessageSizeBytes()).whenComplete((body, failure) -> {
                     if (failure != null) {
                         bodyFailed(exchange, failure instanceof CompletionException ? failure.getCause() : failure);
                     } else {

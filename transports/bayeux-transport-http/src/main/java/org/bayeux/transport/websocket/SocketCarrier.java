@@ -149,7 +149,7 @@ public final class SocketCarrier implements Carrier, FlowControl {
                 return true;
             }
         }
-        if (engine.isPinned(session)) {
+        if (transport.bindings().isPinned(session)) {
             // Pinned: to its handshake's socket, which the engine checks, or, handshaken over HTTP, to no socket.
             return false;
         }
@@ -162,7 +162,7 @@ public final class SocketCarrier implements Carrier, FlowControl {
         // that cookie) is this client's, though the client has not shown the cookie here.
         if (binding.vouchesFor(session, browserId)) {
             if (!browserIdGiven) {
-                engine.browserCookieShown(session);
+                transport.bindings().browserCookieShown(session);
             }
             return true;
         }
@@ -183,7 +183,7 @@ public final class SocketCarrier implements Carrier, FlowControl {
         if (admission != null) {
             admission.bind(session);
         }
-        if (engine.browserOf(session) == null) {
+        if (transport.bindings().browserOf(session) == null) {
             transport.binding().bind(session, browserId, !browserIdGiven);
         }
         transport.adoptions().carriedBySocket(session);
@@ -386,7 +386,7 @@ public final class SocketCarrier implements Carrier, FlowControl {
     }
 
     private void scheduleStallCheck(long delayNanos) {
-        if (engine.schedule(this::checkStall, Duration.ofNanos(delayNanos)) == null) {
+        if (engine.services().schedule(this::checkStall, Duration.ofNanos(delayNanos)) == null) {
             // The engine has stopped; so is the transport.
             stallCheckArmed = 0;
         }
