@@ -19,7 +19,7 @@ import org.bayeux.server.transport.TransportServices;
  * {@link TransportServices} they share (configuration, timer, shared parts, advertised names) and the
  * {@link ClientBindings} of sessions to their clients, which applications use too, to pin a session;</li>
  * <li>for the embedder alone, what is declared here: a life cycle ({@link #start()}, {@link #drain}, {@link #stop()}),
- * the cluster and session store, and figures for monitoring.</li>
+ * the cluster and session store, figures for monitoring, and a text {@link #dump() dump} of its state.</li>
  * </ul>
  * An embedder that mounts a ready transport (Jetty's {@code BayeuxEndpoint}, the servlet) needs only the first and
  * the last; the transport SPI matters only to code that writes a transport.
@@ -103,6 +103,19 @@ public interface BayeuxEngine extends BayeuxServer, TransportEngine, TransportSe
      * @return true while a {@code /meta/connect} of the session waits for messages or its timeout
      */
     boolean isConnectHeld(ServerSession session);
+
+    /**
+     * A text dump of this engine's state for operators, in the spirit of Jetty's {@code Dumpable}: its life-cycle
+     * state; how many sessions (remote, local, holding a connect); what their queues hold (messages, bytes, the
+     * largest); their carriers by transport and the bytes those have yet to write; the channels with their
+     * subscribers (most first, the first 100 by name, the rest counted); the advertised transports; the timer
+     * thread; the cluster. It prints counts, sizes and channel and transport names only: never a message body, a
+     * token, an attribute or a {@code clientId}. Read while the engine runs, without stopping it, so its figures
+     * add up only roughly under load; it costs a pass over sessions and channels.
+     *
+     * @return the dump, several lines of text
+     */
+    String dump();
 
     /** @return the engine's running totals (messages, bytes, handshakes, errors) for monitoring */
     EngineStatistics statistics();

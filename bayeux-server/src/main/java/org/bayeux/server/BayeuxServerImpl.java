@@ -75,6 +75,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private final Publisher publisher;
     private final SessionParts sessionParts;
     private final MessageProcessor processor;
+    private final EngineDump dump;
     private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
     private final Draining draining = new Draining();
@@ -117,6 +118,22 @@ public final class BayeuxServerImpl implements BayeuxEngine {
                 transportNames, draining);
         this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
                 codec, statistics);
+        this.dump = new EngineDump(sessions, channels, scheduler, transportNames, clusterSeam, this::lifeCycleState);
+    }
+
+    @Override
+    public String dump() {
+        return dump.dump();
+    }
+
+    private synchronized String lifeCycleState() {
+        if (scheduler.isShutdown()) {
+            return "stopped";
+        }
+        if (draining.isOn()) {
+            return "draining";
+        }
+        return sweeper != null ? "started" : "created";
     }
 
     private ServerSessionImpl liveSession(String id) {
