@@ -173,6 +173,38 @@ class StandaloneAdminTest {
     }
 
     @Test
+    void anAdminSessionGetsTheEngineDumpOnRequestAndNoOtherSessionDoes() throws Exception {
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse(Map.of("BAYEUX_ADMIN_TOKEN",
+                TOKEN)).port(0).host("127.0.0.1"))) {
+            String base = "http://127.0.0.1:" + server.getPort();
+            BayeuxClient user = client(base);
+            assertThat(user.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
+            BlockingQueue<Map<String, Object>> userDumps = new LinkedBlockingQueue<>();
+            user.getChannel(AdminConsole.DUMP_CHANNEL).addListener((c, m) -> userDumps.add(m.getDataAsMap()));
+            assertThat(user.getChannel("/room/secret-free").subscribeAsync((c, m) -> { })
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+            Message refused = user.getChannel(AdminConsole.DUMP_CHANNEL).publishAsync(Map.of())
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(refused.isSuccessful()).isFalse();
+            assertThat(refused.get(Message.ERROR_FIELD)).isEqualTo("403:admin_only:publish_denied");
+
+            BayeuxClient admin = client(base);
+            assertThat(admin.handshakeAsync(adminExt(TOKEN)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .isSuccessful()).isTrue();
+            BlockingQueue<Map<String, Object>> dumps = new LinkedBlockingQueue<>();
+            admin.getChannel(AdminConsole.DUMP_CHANNEL).addListener((c, m) -> dumps.add(m.getDataAsMap()));
+            assertThat(admin.getChannel(AdminConsole.DUMP_CHANNEL).publishAsync(Map.of())
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+            String dump = (String) next(dumps).get("dump");
+
+            assertThat(dump).startsWith("BayeuxEngine started\n").contains("+- sessions: ")
+                    .contains("|  +- /room/secret-free: 1 subscribers\n").contains("+- cluster: none\n");
+            assertThat(dump).doesNotContain(TOKEN).doesNotContain(user.getId()).doesNotContain(admin.getId());
+            assertThat(userDumps).as("the dump goes to the admin session only").isEmpty();
+        }
+    }
+
+    @Test
     void aClusterShowsWhetherItIsAvailable() throws Exception {
         StandaloneOptions options = StandaloneOptions.parse(Map.of("BAYEUX_ADMIN_TOKEN", TOKEN)).port(0)
                 .host("127.0.0.1");
