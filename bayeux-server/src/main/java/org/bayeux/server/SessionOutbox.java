@@ -89,7 +89,7 @@ final class SessionOutbox {
      * @param maxBytes the most JSON bytes the carrier takes at once
      */
     List<ServerMessage> drain(ServerSessionImpl session, ServerMessageImpl connectReply, int maxBytes) {
-        List<DeQueueListener> listeners = session.deQueueListeners();
+        List<DeQueueListener> listeners = session.callbacks().deQueueListeners();
         // Listeners see a connect reply's empty queue too; with none, an empty queue needs no work (nor a deque).
         boolean always = connectReply != null && !listeners.isEmpty();
         List<ServerMessage> result = queue.take(maxBytes, always, leaving -> {
