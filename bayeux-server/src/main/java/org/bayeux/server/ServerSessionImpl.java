@@ -36,9 +36,10 @@ import org.bayeux.server.transport.Carrier;
  * {@link SessionOutbox}), and its attributes. The session is what the API sees of them, and what the store is told
  * about ({@link SessionState}).
  *
- * <p>Everything that changes the queue, the held connect or the expiry happens under {@link #lock}. The
- * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
- * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
+ * <p>Everything that changes the queue, the held connect or the expiry happens under the session's lock, the monitor
+ * of its outbox ({@link #out}), which never leaves the session. The carrier's {@link Carrier#send(List)} is called
+ * under the lock too (it must not block), so that a session's messages leave in the order they were queued; user code
+ * other than the queue listeners runs outside it.</p>
  */
 final class ServerSessionImpl implements ServerSession, SessionState {
     /** What every session of the engine works with. */
@@ -49,14 +50,16 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     private final Attributes attributes = new Attributes();
     private final String id;
     private final LocalSessionImpl localSession;
-    private final Object lock = new Object();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
     private volatile long expiresAtNanos;
 
-    // Guarded by lock.
-    /** The queue, what is due, pushes in flight, and what was taken for carriers. */
+    // Guarded by the lock, out's monitor.
+    /**
+     * The queue, what is due, pushes in flight, and what was taken for carriers; its monitor is the session's lock
+     * (an object of its own for that would cost every session 16 bytes and a field).
+     */
     private final SessionOutbox out;
     private HeldConnect held;
     private long holdCycle;
@@ -119,14 +122,14 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     @Override
     public int getQueueSize() {
-        synchronized (lock) {
+        synchronized (out) {
             return out.queue().size();
         }
     }
 
     @Override
     public long getQueueBytes() {
-        synchronized (lock) {
+        synchronized (out) {
             return out.queue().bytes();
         }
     }
@@ -141,7 +144,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
      *         a copy, taken under the session's lock
      */
     private Map<String, ChannelPosition> lastPositions() {
-        synchronized (lock) {
+        synchronized (out) {
             AcknowledgedBatch acknowledging = acknowledging();
             return Map.copyOf(acknowledging != null ? acknowledging.acknowledgedPositions() : out.handedPositions());
         }
@@ -212,7 +215,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
         }
         boolean overflowDisconnect = false;
         boolean wake;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded() || !callbacks.offerToQueueListeners(this, sender, message)) {
                 return false;
             }
@@ -242,7 +245,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     }
 
     private void lazyFlush() {
-        synchronized (lock) {
+        synchronized (out) {
             out.lazyFired();
             if (batchDepth > 0) {
                 return;
@@ -257,7 +260,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
      */
     void flush() {
         Carrier pushing;
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
@@ -280,7 +283,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     /** Runs when the carrier decides: sends everything queued meanwhile, or completes the held connect. */
     private void push() {
-        synchronized (lock) {
+        synchronized (out) {
             out.pushScheduled = false;
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
@@ -304,7 +307,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     /** The carrier's backlog shrank after a deferred push. */
     private void resumePush() {
-        synchronized (lock) {
+        synchronized (out) {
             out.pushDeferred = false;
         }
         flush();
@@ -312,7 +315,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     private void flushNow() {
         EndedHold ended;
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
@@ -356,7 +359,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
         if (!carrier.allowsPiggyback() || isMetaConnectDeliveryOnly() || localSession != null) {
             return List.of();
         }
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth > 0 || out.queue().isEmpty()) {
                 return List.of();
             }
@@ -383,7 +386,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     ConnectOutcome connect(ServerMessageImpl reply, long requestedTimeoutMillis, boolean alone, Carrier via) {
         HeldConnect superseded;
         ConnectOutcome outcome;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded()) {
                 return null;
             }
@@ -447,7 +450,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     boolean handOff() {
         EndedHold ended;
         boolean last;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded() || localSession != null) {
                 return false;
             }
@@ -470,7 +473,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     private void holdTimedOut(long cycle) {
         EndedHold ended;
-        synchronized (lock) {
+        synchronized (out) {
             if (held == null || held.cycle != cycle) {
                 return;
             }
@@ -482,7 +485,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     private void completeConnect(EndedHold ended) {
         Carrier via = ended.connect().carrier;
         via.holdEnded(this);
-        synchronized (lock) {
+        synchronized (out) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
         parts.sendReply(this, ended.reply(), ended.messages(), via);
@@ -496,7 +499,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
      */
     void carrierFailed(Carrier failed) {
         HeldConnect dropped = null;
-        synchronized (lock) {
+        synchronized (out) {
             if (held != null && held.carrier == failed) {
                 dropped = held;
                 held = null;
@@ -515,7 +518,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     /** A message other than a connect arrived: the session lives at least {@code maxInterval} more. */
     void touch() {
-        synchronized (lock) {
+        synchronized (out) {
             if (held == null && expiresAtNanos != Long.MAX_VALUE) {
                 long candidate = System.nanoTime() + expiryDelayNanos(false);
                 if (candidate - expiresAtNanos > 0) {
@@ -526,7 +529,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     }
 
     boolean holdsConnect() {
-        synchronized (lock) {
+        synchronized (out) {
             return held != null;
         }
     }
@@ -556,7 +559,7 @@ final class ServerSessionImpl implements ServerSession, SessionState {
     boolean end(State endState, boolean tellClient) {
         HeldConnect releasing;
         Carrier last;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded()) {
                 return false;
             }
@@ -841,14 +844,14 @@ final class ServerSessionImpl implements ServerSession, SessionState {
 
     @Override
     public void startBatch() {
-        synchronized (lock) {
+        synchronized (out) {
             batchDepth++;
         }
     }
 
     @Override
     public boolean endBatch() {
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth == 0 || --batchDepth > 0) {
                 return false;
             }

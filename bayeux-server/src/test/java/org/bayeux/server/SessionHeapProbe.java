@@ -64,8 +64,9 @@ public final class SessionHeapProbe {
     }
 
     /**
-     * Prints the engine's own classes with about one instance or more per session, from the live class histogram:
-     * the exact shallow bytes the session's objects take, without the noise of the maps that hold them.
+     * Prints the engine's own classes, and plain {@code Object}s (locks), with about one instance or more per session,
+     * from the live class histogram: the exact shallow bytes the session's objects take, without the noise of the
+     * maps that hold them.
      */
     private static void printSessionClasses(int sessions) {
         String histogram;
@@ -80,7 +81,8 @@ public final class SessionHeapProbe {
         long total = 0;
         for (String line : histogram.split("\n")) {
             String[] columns = line.trim().split("\\s+");
-            if (columns.length < 4 || !columns[3].startsWith("org.bayeux.") || columns[3].contains(".test.")) {
+            if (columns.length < 4 || columns[3].contains(".test.")
+                    || !(columns[3].startsWith("org.bayeux.") || columns[3].equals("java.lang.Object"))) {
                 continue;
             }
             long instances = Long.parseLong(columns[1]);
@@ -91,7 +93,7 @@ public final class SessionHeapProbe {
                         (double) bytes / sessions);
             }
         }
-        System.out.printf("  engine classes, per session: %,d bytes%n", total / sessions);
+        System.out.printf("  these objects, per session: %,d bytes%n", total / sessions);
     }
 
     private static long usedAfterGc(MemoryMXBean memory) {
