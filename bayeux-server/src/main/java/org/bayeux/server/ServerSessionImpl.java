@@ -20,6 +20,7 @@ import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.api.support.Attributes;
+import org.bayeux.api.support.AttributesMixin;
 import org.bayeux.server.SessionQueue.Overflow;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.cluster.AcknowledgedBatch;
@@ -41,7 +42,7 @@ import org.bayeux.server.transport.Carrier;
  * under the lock too (it must not block), so that a session's messages leave in the order they were queued; user code
  * other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl implements ServerSession, SessionState {
+final class ServerSessionImpl implements ServerSession, SessionState, AttributesMixin {
     /** What every session of the engine works with. */
     final SessionParts parts;
     private final SessionSettings settings;
@@ -818,26 +819,11 @@ final class ServerSessionImpl implements ServerSession, SessionState {
         callbacks.removeRemovedListener(listener);
     }
 
-    // ---- attributes ------------------------------------------------------------------------------------------
+    // ---- attributes (AttributesMixin) -----------------------------------------------------------------------
 
     @Override
-    public Object getAttribute(String name) {
-        return attributes.get(name);
-    }
-
-    @Override
-    public void setAttribute(String name, Object value) {
-        attributes.set(name, value);
-    }
-
-    @Override
-    public Object removeAttribute(String name) {
-        return attributes.remove(name);
-    }
-
-    @Override
-    public Set<String> getAttributeNames() {
-        return attributes.names();
+    public Attributes attributes() {
+        return attributes;
     }
 
     // ---- batching --------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import org.bayeux.server.cluster.SessionStore;
  * to). The session tells the store when they change.
  */
 final class SessionDurableState {
-    /** The channels subscribed to ({@link SubscriptionSets}); changed under this part's monitor, read without a lock. */
+    /** The channels subscribed to ({@link SubscriptionSets}); changed under this part's monitor, read without lock. */
     private volatile Set<ServerChannelImpl> subscriptions = Set.of();
 
     void subscribed(ServerChannelImpl channel) {
