@@ -1,9 +1,10 @@
 package org.bayeux.api;
 
 /**
- * A Bayeux session, seen from either end: the server's view of a client, or a client's view of itself.
+ * A Bayeux session, seen from either end: the server's view of a client, or a client's view of itself. It carries
+ * the application's attributes ({@link Attributed}).
  */
-public interface Session {
+public interface Session extends Attributed {
     /** @return the session id made by the server at handshake; null before a client has handshaken */
     String getId();
 
@@ -39,25 +40,4 @@ public interface Session {
      * @return true if this ended the outermost batch
      */
     boolean endBatch();
-
-    /**
-     * @param name the attribute name
-     * @return the attribute value, or null
-     */
-    Object getAttribute(String name);
-
-    /**
-     * @param name the attribute name
-     * @param value the attribute value
-     */
-    void setAttribute(String name, Object value);
-
-    /**
-     * @param name the attribute name
-     * @return the removed value, or null
-     */
-    Object removeAttribute(String name);
-
-    /** @return the names of the attributes set */
-    java.util.Set<String> getAttributeNames();
 }

@@ -373,37 +373,37 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     @Override
     public void bindToBrowser(ServerSession session, String browserId) {
         if (browserId != null && session instanceof ServerSessionImpl impl) {
-            impl.bindToBrowser(browserId);
+            impl.settings().bindToBrowser(browserId);
         }
     }
 
     @Override
     public String browserOf(ServerSession session) {
-        return session instanceof ServerSessionImpl impl ? impl.browserId() : null;
+        return session instanceof ServerSessionImpl impl ? impl.settings().browserId() : null;
     }
 
     @Override
     public void browserCookieShown(ServerSession session) {
         if (session instanceof ServerSessionImpl impl) {
-            impl.browserCookieShown();
+            impl.settings().browserCookieShown();
         }
     }
 
     @Override
     public boolean hasShownBrowserCookie(ServerSession session) {
-        return session instanceof ServerSessionImpl impl && impl.hasShownBrowserCookie();
+        return session instanceof ServerSessionImpl impl && impl.settings().hasShownBrowserCookie();
     }
 
     @Override
     public void pinToHandshakeCarrier(ServerSession session) {
         if (session instanceof ServerSessionImpl impl) {
-            impl.requestPin();
+            impl.settings().requestPin();
         }
     }
 
     @Override
     public boolean isPinned(ServerSession session) {
-        return session instanceof ServerSessionImpl impl && impl.isPinRequested();
+        return session instanceof ServerSessionImpl impl && impl.settings().isPinRequested();
     }
 
     @Override

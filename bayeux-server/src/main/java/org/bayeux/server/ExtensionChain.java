@@ -37,11 +37,11 @@ final class ExtensionChain {
     CompletionStage<Boolean> incoming(ServerSessionImpl session, ServerMessageImpl message) {
         CompletionStage<Boolean> serverWide = Callbacks.allAgree(extensions.list(),
                 (extension, promise) -> extension.incoming(session, message, promise));
-        if (session == null || session.extensionList().isEmpty()) {
+        if (session == null || session.callbacks().extensions().isEmpty()) {
             return serverWide;
         }
         return serverWide.thenCompose(keep -> keep
-                ? Callbacks.<SessionExtension>allAgree(session.extensionList(),
+                ? Callbacks.<SessionExtension>allAgree(session.callbacks().extensions(),
                         (extension, promise) -> extension.incoming(session, message, promise))
                 : CompletableFuture.completedFuture(false));
     }
@@ -71,14 +71,14 @@ final class ExtensionChain {
      */
     CompletionStage<Boolean> reply(ServerSessionImpl receiver, ServerMessageImpl reply) {
         CompletionStage<Boolean> serverWide = outgoing(receiver, receiver, reply);
-        if (receiver == null || receiver.extensionList().isEmpty()) {
+        if (receiver == null || receiver.callbacks().extensions().isEmpty()) {
             return serverWide;
         }
         return serverWide.thenApply(keep -> keep && sessionReply(receiver, reply));
     }
 
     private static boolean sessionReply(ServerSessionImpl receiver, ServerMessageImpl reply) {
-        for (SessionExtension extension : receiver.extensionList()) {
+        for (SessionExtension extension : receiver.callbacks().extensions()) {
             if (reply.isMeta()) {
                 if (!Callbacks.test(extension, () -> extension.sendMeta(receiver, reply), true)) {
                     return false;

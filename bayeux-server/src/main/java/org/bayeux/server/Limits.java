@@ -88,7 +88,7 @@ final class Limits {
         if (channels.size() >= maxChannels) {
             return hit(Limit.CHANNELS);
         }
-        if (!session.creationBudget().take(maxChannelCreationsPerSecond, System.nanoTime())) {
+        if (!session.settings().creationBudget().take(maxChannelCreationsPerSecond, System.nanoTime())) {
             return hit(Limit.CHANNEL_CREATION_RATE);
         }
         return null;

@@ -3,7 +3,6 @@ package org.bayeux.server;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +16,7 @@ import org.bayeux.api.server.LocalSession;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.support.Attributes;
+import org.bayeux.api.support.AttributesMixin;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.transport.CarrierCapabilities;
@@ -26,7 +26,7 @@ import org.bayeux.server.transport.OutgoingMessages;
  * A client inside the server. Its requests take the same path as a remote client's (extensions, security, meta
  * handlers), with no JSON; its replies and deliveries come back as method calls.
  */
-final class LocalSessionImpl implements LocalSession {
+final class LocalSessionImpl implements LocalSession, AttributesMixin {
     static final String IN_PROCESS = "in-process";
 
     private final MessageProcessor processor;
@@ -242,23 +242,8 @@ final class LocalSessionImpl implements LocalSession {
     }
 
     @Override
-    public Object getAttribute(String name) {
-        return attributes.get(name);
-    }
-
-    @Override
-    public void setAttribute(String name, Object value) {
-        attributes.set(name, value);
-    }
-
-    @Override
-    public Object removeAttribute(String name) {
-        return attributes.remove(name);
-    }
-
-    @Override
-    public Set<String> getAttributeNames() {
-        return attributes.names();
+    public Attributes attributes() {
+        return attributes;
     }
 
     @Override

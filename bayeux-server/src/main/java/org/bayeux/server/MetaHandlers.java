@@ -79,7 +79,7 @@ final class MetaHandlers {
             if (local != null) {
                 session.connect(reply, 0, false, carrier);
             } else {
-                session.pinTo(carrier);
+                session.settings().pinTo(carrier);
                 carrier.attach(session);
             }
             reply.setSuccessful(true);

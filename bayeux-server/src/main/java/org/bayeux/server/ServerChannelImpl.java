@@ -17,12 +17,13 @@ import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SubscriptionListener;
 import org.bayeux.api.support.Attributes;
+import org.bayeux.api.support.AttributesMixin;
 import org.bayeux.server.internal.Callbacks;
 
 /**
  * A channel of the engine: its subscribers, settings, authorizers and listeners.
  */
-final class ServerChannelImpl implements ServerChannel {
+final class ServerChannelImpl implements ServerChannel, AttributesMixin {
     private final ChannelRegistry registry;
     private final ChannelId id;
     private final Set<ServerSessionImpl> subscribers = ConcurrentHashMap.newKeySet();
@@ -267,13 +268,8 @@ final class ServerChannelImpl implements ServerChannel {
     }
 
     @Override
-    public Object getAttribute(String name) {
-        return attributes.get(name);
-    }
-
-    @Override
-    public void setAttribute(String name, Object value) {
-        attributes.set(name, value);
+    public Attributes attributes() {
+        return attributes;
     }
 
     @Override

@@ -3,38 +3,64 @@ package org.bayeux.server;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
 import org.bayeux.api.Session;
+import org.bayeux.api.server.DeQueueListener;
 import org.bayeux.api.server.LocalSession;
+import org.bayeux.api.server.MaxQueueListener;
+import org.bayeux.api.server.QueueListener;
+import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionExtension;
 import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
+import org.bayeux.api.support.Attributes;
+import org.bayeux.api.support.AttributesMixin;
+import org.bayeux.server.SessionQueue.Overflow;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.cluster.AcknowledgedBatch;
 import org.bayeux.server.cluster.ChannelPosition;
+import org.bayeux.server.cluster.SessionState;
+import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.transport.Carrier;
 
 /**
- * One session of the engine: its state, its one lock and one queue, the connect it holds, and its expiry.
+ * One session of the engine: its state, its one lock and one queue, the connect it holds, and its expiry. It is made
+ * of parts, each a plain object it builds and keeps in a final field: its settings ({@link SessionSettings}), its
+ * extensions and listeners ({@link SessionCallbacks}), its subscriptions, which with its positions are the state a
+ * store keeps ({@link SessionDurableState}), its queue with the overflow policy ({@link SessionQueue}, in
+ * {@link SessionOutbox}), and its attributes. The session is what the API sees of them, and what the store is told
+ * about ({@link SessionState}).
  *
- * <p>Everything that changes the queue, the held connect or the expiry happens under {@link #lock}. The
- * carrier's {@link Carrier#send(List)} is called under the lock too (it must not block), so that a session's
- * messages leave in the order they were queued; user code other than the queue listeners runs outside it.</p>
+ * <p>Everything that changes the queue, the held connect or the expiry happens under the session's lock, the monitor
+ * of its outbox ({@link #out}), which never leaves the session. The carrier's {@link Carrier#send(List)} is called
+ * under the lock too (it must not block), so that a session's messages leave in the order they were queued; user code
+ * other than the queue listeners runs outside it.</p>
  */
-final class ServerSessionImpl extends SessionDurableState {
+final class ServerSessionImpl implements ServerSession, SessionState, AttributesMixin {
+    /** What every session of the engine works with. */
+    final SessionParts parts;
+    private final SessionSettings settings;
+    private final SessionCallbacks callbacks = new SessionCallbacks();
+    private final SessionDurableState durable = new SessionDurableState();
+    private final Attributes attributes = new Attributes();
     private final String id;
     private final LocalSessionImpl localSession;
-    private final Object lock = new Object();
 
     private volatile State state = State.HANDSHAKEN;
     private volatile Carrier carrier;
     private volatile long expiresAtNanos;
 
-    // Guarded by lock.
-    /** The queue, what is due, pushes in flight, and what was taken for carriers. */
+    // Guarded by the lock, out's monitor.
+    /**
+     * The queue, what is due, pushes in flight, and what was taken for carriers; its monitor is the session's lock
+     * (an object of its own for that would cost every session 16 bytes and a field).
+     */
     private final SessionOutbox out;
     private HeldConnect held;
     private long holdCycle;
@@ -46,7 +72,8 @@ final class ServerSessionImpl extends SessionDurableState {
     private boolean handingOff;
 
     ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
-        super(parts);
+        this.parts = parts;
+        this.settings = new SessionSettings(parts.config());
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
@@ -96,14 +123,14 @@ final class ServerSessionImpl extends SessionDurableState {
 
     @Override
     public int getQueueSize() {
-        synchronized (lock) {
+        synchronized (out) {
             return out.queue().size();
         }
     }
 
     @Override
     public long getQueueBytes() {
-        synchronized (lock) {
+        synchronized (out) {
             return out.queue().bytes();
         }
     }
@@ -113,9 +140,12 @@ final class ServerSessionImpl extends SessionDurableState {
         return out.delivered();
     }
 
-    @Override
-    Map<String, ChannelPosition> lastPositions() {
-        synchronized (lock) {
+    /**
+     * @return per channel, the last position handed to a carrier or, with the {@code ack} extension, acknowledged:
+     *         a copy, taken under the session's lock
+     */
+    private Map<String, ChannelPosition> lastPositions() {
+        synchronized (out) {
             AcknowledgedBatch acknowledging = acknowledging();
             return Map.copyOf(acknowledging != null ? acknowledging.acknowledgedPositions() : out.handedPositions());
         }
@@ -164,11 +194,11 @@ final class ServerSessionImpl extends SessionDurableState {
         if (state.isEnded()) {
             return false;
         }
-        ServerMessage message = applyOutgoingExtensions(frozen);
+        ServerMessage message = callbacks.applyOutgoingExtensions(this, frozen);
         if (message == null) {
             return false;
         }
-        for (SessionMessageListener listener : messageListeners()) {
+        for (SessionMessageListener listener : callbacks.messageListeners()) {
             ServerMessage seen = message;
             if (!Callbacks.test(listener, () -> listener.onMessage(this, sender, seen), true)) {
                 return false;
@@ -186,11 +216,12 @@ final class ServerSessionImpl extends SessionDurableState {
         }
         boolean overflowDisconnect = false;
         boolean wake;
-        synchronized (lock) {
-            if (state.isEnded() || !offerToQueueListeners(sender, message)) {
+        synchronized (out) {
+            if (state.isEnded() || !callbacks.offerToQueueListeners(this, sender, message)) {
                 return false;
             }
-            Overflow overflow = admit(out.queue(), carrier, size, sender, message, parts.queueLimitCounters());
+            Overflow overflow = out.queue().admit(this, settings, callbacks.maxQueueListeners(), carrier, size, sender,
+                    message, parts.queueLimitCounters());
             if (overflow == Overflow.DROP) {
                 return false;
             }
@@ -215,7 +246,7 @@ final class ServerSessionImpl extends SessionDurableState {
     }
 
     private void lazyFlush() {
-        synchronized (lock) {
+        synchronized (out) {
             out.lazyFired();
             if (batchDepth > 0) {
                 return;
@@ -230,7 +261,7 @@ final class ServerSessionImpl extends SessionDurableState {
      */
     void flush() {
         Carrier pushing;
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
@@ -253,7 +284,7 @@ final class ServerSessionImpl extends SessionDurableState {
 
     /** Runs when the carrier decides: sends everything queued meanwhile, or completes the held connect. */
     private void push() {
-        synchronized (lock) {
+        synchronized (out) {
             out.pushScheduled = false;
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
@@ -277,7 +308,7 @@ final class ServerSessionImpl extends SessionDurableState {
 
     /** The carrier's backlog shrank after a deferred push. */
     private void resumePush() {
-        synchronized (lock) {
+        synchronized (out) {
             out.pushDeferred = false;
         }
         flush();
@@ -285,7 +316,7 @@ final class ServerSessionImpl extends SessionDurableState {
 
     private void flushNow() {
         EndedHold ended;
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
@@ -329,7 +360,7 @@ final class ServerSessionImpl extends SessionDurableState {
         if (!carrier.capabilities().allowsPiggyback() || isMetaConnectDeliveryOnly() || localSession != null) {
             return List.of();
         }
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth > 0 || out.queue().isEmpty()) {
                 return List.of();
             }
@@ -356,7 +387,7 @@ final class ServerSessionImpl extends SessionDurableState {
     ConnectOutcome connect(ServerMessageImpl reply, long requestedTimeoutMillis, boolean alone, Carrier via) {
         HeldConnect superseded;
         ConnectOutcome outcome;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded()) {
                 return null;
             }
@@ -420,7 +451,7 @@ final class ServerSessionImpl extends SessionDurableState {
     boolean handOff() {
         EndedHold ended;
         boolean last;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded() || localSession != null) {
                 return false;
             }
@@ -443,7 +474,7 @@ final class ServerSessionImpl extends SessionDurableState {
 
     private void holdTimedOut(long cycle) {
         EndedHold ended;
-        synchronized (lock) {
+        synchronized (out) {
             if (held == null || held.cycle != cycle) {
                 return;
             }
@@ -455,7 +486,7 @@ final class ServerSessionImpl extends SessionDurableState {
     private void completeConnect(EndedHold ended) {
         Carrier via = ended.connect().carrier;
         via.holdPolicy().holdEnded(this);
-        synchronized (lock) {
+        synchronized (out) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
         parts.sendReply(this, ended.reply(), ended.messages(), via);
@@ -469,7 +500,7 @@ final class ServerSessionImpl extends SessionDurableState {
      */
     void carrierFailed(Carrier failed) {
         HeldConnect dropped = null;
-        synchronized (lock) {
+        synchronized (out) {
             if (held != null && held.carrier == failed) {
                 dropped = held;
                 held = null;
@@ -488,7 +519,7 @@ final class ServerSessionImpl extends SessionDurableState {
 
     /** A message other than a connect arrived: the session lives at least {@code maxInterval} more. */
     void touch() {
-        synchronized (lock) {
+        synchronized (out) {
             if (held == null && expiresAtNanos != Long.MAX_VALUE) {
                 long candidate = System.nanoTime() + expiryDelayNanos(false);
                 if (candidate - expiresAtNanos > 0) {
@@ -499,7 +530,7 @@ final class ServerSessionImpl extends SessionDurableState {
     }
 
     boolean holdsConnect() {
-        synchronized (lock) {
+        synchronized (out) {
             return held != null;
         }
     }
@@ -529,7 +560,7 @@ final class ServerSessionImpl extends SessionDurableState {
     boolean end(State endState, boolean tellClient) {
         HeldConnect releasing;
         Carrier last;
-        synchronized (lock) {
+        synchronized (out) {
             if (state.isEnded()) {
                 return false;
             }
@@ -560,7 +591,7 @@ final class ServerSessionImpl extends SessionDurableState {
     }
 
     void notifyRemoved(ServerMessage message, boolean expired) {
-        for (SessionRemovedListener listener : removedListeners()) {
+        for (SessionRemovedListener listener : callbacks.removedListeners()) {
             Callbacks.run(listener, () -> listener.removed(this, message, expired));
         }
     }
@@ -570,18 +601,243 @@ final class ServerSessionImpl extends SessionDurableState {
         parts.sessions().remove(this, null, State.DISCONNECTED, true);
     }
 
+    // ---- the parts -------------------------------------------------------------------------------------------
+
+    /** @return the session's settings; the getters and setters of {@link ServerSession} are theirs */
+    SessionSettings settings() {
+        return settings;
+    }
+
+    /** @return the session's extensions and listeners */
+    SessionCallbacks callbacks() {
+        return callbacks;
+    }
+
+    /** @return the store of the engine this session belongs to, now */
+    SessionStore store() {
+        return parts.store();
+    }
+
+    /** @return whether this session keeps positions: its engine has a cluster, which may give messages one */
+    boolean tracksPositions() {
+        return parts.cluster().hasCluster();
+    }
+
+    void subscribed(ServerChannelImpl channel) {
+        durable.subscribed(channel);
+        store().changed(this);
+    }
+
+    void unsubscribed(ServerChannelImpl channel) {
+        durable.unsubscribed(channel);
+        store().changed(this);
+    }
+
+    Set<ServerChannelImpl> subscribedChannels() {
+        return durable.channels();
+    }
+
+    @Override
+    public Set<ServerChannel> getSubscriptions() {
+        return Set.copyOf(durable.channels());
+    }
+
+    /** @return the session's {@code ack} extension, if it has one */
+    AcknowledgedBatch acknowledging() {
+        for (SessionExtension extension : callbacks.extensions()) {
+            if (extension instanceof AcknowledgedBatch numbered) {
+                return numbered;
+            }
+        }
+        return null;
+    }
+
+    // ---- what a store sees (SessionState) --------------------------------------------------------------------
+
+    @Override
+    public String sessionId() {
+        return id;
+    }
+
+    @Override
+    public Set<String> subscriptions() {
+        return durable.names();
+    }
+
+    @Override
+    public Map<String, ChannelPosition> positions() {
+        return durable.positions(lastPositions());
+    }
+
+    @Override
+    public Duration maxInterval() {
+        return getMaxInterval();
+    }
+
+    @Override
+    public long ackBatch() {
+        AcknowledgedBatch numbered = acknowledging();
+        return numbered == null ? -1 : numbered.acknowledgedBatch();
+    }
+
+    // ---- settings (SessionSettings) --------------------------------------------------------------------------
+
+    @Override
+    public Duration getInterval() {
+        return settings.getInterval();
+    }
+
+    @Override
+    public void setInterval(Duration interval) {
+        settings.setInterval(interval);
+    }
+
+    @Override
+    public Duration getTimeout() {
+        return settings.getTimeout();
+    }
+
+    @Override
+    public void setTimeout(Duration timeout) {
+        settings.setTimeout(timeout);
+    }
+
+    @Override
+    public Duration getMaxInterval() {
+        return settings.getMaxInterval();
+    }
+
+    @Override
+    public void setMaxInterval(Duration maxInterval) {
+        settings.setMaxInterval(maxInterval);
+    }
+
+    @Override
+    public int getMaxQueue() {
+        return settings.getMaxQueue();
+    }
+
+    @Override
+    public void setMaxQueue(int maxQueue) {
+        settings.setMaxQueue(maxQueue);
+    }
+
+    @Override
+    public int getMaxQueueBytes() {
+        return settings.getMaxQueueBytes();
+    }
+
+    @Override
+    public void setMaxQueueBytes(int maxQueueBytes) {
+        settings.setMaxQueueBytes(maxQueueBytes);
+    }
+
+    @Override
+    public boolean isBroadcastToPublisher() {
+        return settings.isBroadcastToPublisher();
+    }
+
+    @Override
+    public void setBroadcastToPublisher(boolean broadcastToPublisher) {
+        settings.setBroadcastToPublisher(broadcastToPublisher);
+    }
+
+    @Override
+    public boolean isMetaConnectDeliveryOnly() {
+        return settings.isMetaConnectDeliveryOnly();
+    }
+
+    @Override
+    public void setMetaConnectDeliveryOnly(boolean metaConnectDeliveryOnly) {
+        settings.setMetaConnectDeliveryOnly(metaConnectDeliveryOnly);
+    }
+
+    // ---- extensions and listeners (SessionCallbacks) ---------------------------------------------------------
+
+    @Override
+    public void addExtension(SessionExtension extension) {
+        callbacks.addExtension(extension);
+    }
+
+    @Override
+    public void removeExtension(SessionExtension extension) {
+        callbacks.removeExtension(extension);
+    }
+
+    @Override
+    public List<SessionExtension> getExtensions() {
+        return callbacks.extensions();
+    }
+
+    @Override
+    public void addQueueListener(QueueListener listener) {
+        callbacks.addQueueListener(listener);
+    }
+
+    @Override
+    public void removeQueueListener(QueueListener listener) {
+        callbacks.removeQueueListener(listener);
+    }
+
+    @Override
+    public void addDeQueueListener(DeQueueListener listener) {
+        callbacks.addDeQueueListener(listener);
+    }
+
+    @Override
+    public void removeDeQueueListener(DeQueueListener listener) {
+        callbacks.removeDeQueueListener(listener);
+    }
+
+    @Override
+    public void addMaxQueueListener(MaxQueueListener listener) {
+        callbacks.addMaxQueueListener(listener);
+    }
+
+    @Override
+    public void removeMaxQueueListener(MaxQueueListener listener) {
+        callbacks.removeMaxQueueListener(listener);
+    }
+
+    @Override
+    public void addMessageListener(SessionMessageListener listener) {
+        callbacks.addMessageListener(listener);
+    }
+
+    @Override
+    public void removeMessageListener(SessionMessageListener listener) {
+        callbacks.removeMessageListener(listener);
+    }
+
+    @Override
+    public void addRemovedListener(SessionRemovedListener listener) {
+        callbacks.addRemovedListener(listener);
+    }
+
+    @Override
+    public void removeRemovedListener(SessionRemovedListener listener) {
+        callbacks.removeRemovedListener(listener);
+    }
+
+    // ---- attributes (AttributesMixin) -----------------------------------------------------------------------
+
+    @Override
+    public Attributes attributes() {
+        return attributes;
+    }
+
     // ---- batching --------------------------------------------------------------------------------------------
 
     @Override
     public void startBatch() {
-        synchronized (lock) {
+        synchronized (out) {
             batchDepth++;
         }
     }
 
     @Override
     public boolean endBatch() {
-        synchronized (lock) {
+        synchronized (out) {
             if (batchDepth == 0 || --batchDepth > 0) {
                 return false;
             }

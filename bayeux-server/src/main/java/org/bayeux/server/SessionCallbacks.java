@@ -10,17 +10,17 @@ import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionRemovedListener;
-import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
-import org.bayeux.server.transport.Carrier;
 
 /**
- * The registration of a session's extensions and listeners, each kind in its own unchangeable list (the shared
- * empty one until something is added, copied on each change), and the running of those that decide about a message on its way into the queue. Kept apart so that {@link ServerSessionImpl} holds only the session's life, queue and connects.
+ * A session's extensions and listeners, one part of a {@link ServerSessionImpl}: each kind in its own unchangeable
+ * list (the shared empty one until something is added, copied on each change), and the running of those that decide
+ * about a message on its way into the queue. The session's {@code addExtension}, {@code addQueueListener} and the
+ * others are these.
  */
-abstract class SessionCallbacks extends SessionSettings {
-    // Each an unchangeable list, replaced under this object's monitor (CallbackList.with/without): a session's six
+final class SessionCallbacks {
+    // Each an unchangeable list, replaced under this part's monitor (CallbackList.with/without): a session's six
     // lists cost six fields, pointing to the shared empty list until something is added.
     private volatile List<SessionExtension> extensions = List.of();
     private volatile List<QueueListener> queueListeners = List.of();
@@ -29,11 +29,7 @@ abstract class SessionCallbacks extends SessionSettings {
     private volatile List<SessionMessageListener> messageListeners = List.of();
     private volatile List<SessionRemovedListener> removedListeners = List.of();
 
-    SessionCallbacks(BayeuxServerConfig config) {
-        super(config);
-    }
-
-    List<SessionExtension> extensionList() {
+    List<SessionExtension> extensions() {
         return extensions;
     }
 
@@ -57,90 +53,73 @@ abstract class SessionCallbacks extends SessionSettings {
         return removedListeners;
     }
 
-    @Override
-    public void addExtension(SessionExtension extension) {
+    void addExtension(SessionExtension extension) {
         synchronized (this) {
             extensions = CallbackList.with(extensions, extension);
         }
     }
 
-    @Override
-    public void removeExtension(SessionExtension extension) {
+    void removeExtension(SessionExtension extension) {
         synchronized (this) {
             extensions = CallbackList.without(extensions, extension);
         }
     }
 
-    @Override
-    public List<SessionExtension> getExtensions() {
-        return extensions;
-    }
-
-    @Override
-    public void addQueueListener(QueueListener listener) {
+    void addQueueListener(QueueListener listener) {
         synchronized (this) {
             queueListeners = CallbackList.with(queueListeners, listener);
         }
     }
 
-    @Override
-    public void removeQueueListener(QueueListener listener) {
+    void removeQueueListener(QueueListener listener) {
         synchronized (this) {
             queueListeners = CallbackList.without(queueListeners, listener);
         }
     }
 
-    @Override
-    public void addDeQueueListener(DeQueueListener listener) {
+    void addDeQueueListener(DeQueueListener listener) {
         synchronized (this) {
             deQueueListeners = CallbackList.with(deQueueListeners, listener);
         }
     }
 
-    @Override
-    public void removeDeQueueListener(DeQueueListener listener) {
+    void removeDeQueueListener(DeQueueListener listener) {
         synchronized (this) {
             deQueueListeners = CallbackList.without(deQueueListeners, listener);
         }
     }
 
-    @Override
-    public void addMaxQueueListener(MaxQueueListener listener) {
+    void addMaxQueueListener(MaxQueueListener listener) {
         synchronized (this) {
             maxQueueListeners = CallbackList.with(maxQueueListeners, listener);
         }
     }
 
-    @Override
-    public void removeMaxQueueListener(MaxQueueListener listener) {
+    void removeMaxQueueListener(MaxQueueListener listener) {
         synchronized (this) {
             maxQueueListeners = CallbackList.without(maxQueueListeners, listener);
         }
     }
 
-    @Override
-    public void addMessageListener(SessionMessageListener listener) {
+    void addMessageListener(SessionMessageListener listener) {
         synchronized (this) {
             messageListeners = CallbackList.with(messageListeners, listener);
         }
     }
 
-    @Override
-    public void removeMessageListener(SessionMessageListener listener) {
+    void removeMessageListener(SessionMessageListener listener) {
         synchronized (this) {
             messageListeners = CallbackList.without(messageListeners, listener);
         }
     }
 
-    @Override
-    public void addRemovedListener(SessionRemovedListener listener) {
+    void addRemovedListener(SessionRemovedListener listener) {
         synchronized (this) {
             removedListeners = CallbackList.with(removedListeners, listener);
         }
     }
 
-    @Override
-    public void removeRemovedListener(SessionRemovedListener listener) {
+    void removeRemovedListener(SessionRemovedListener listener) {
         synchronized (this) {
             removedListeners = CallbackList.without(removedListeners, listener);
         }
@@ -151,14 +130,15 @@ abstract class SessionCallbacks extends SessionSettings {
     /**
      * Runs the session's outgoing extensions on a message; each may replace or drop it.
      *
+     * @param session the session the message is for
      * @return the message to queue (frozen), or null if an extension dropped it
      */
-    ServerMessage applyOutgoingExtensions(ServerMessage message) {
+    ServerMessage applyOutgoingExtensions(ServerSession session, ServerMessage message) {
         ServerMessage current = message;
         for (SessionExtension extension : extensions) {
             ServerMessage input = current;
             ServerMessage[] output = {input};
-            Callbacks.run(extension, () -> output[0] = extension.send(this, input));
+            Callbacks.run(extension, () -> output[0] = extension.send(session, input));
             current = output[0];
             if (current == null) {
                 return null;
@@ -170,80 +150,16 @@ abstract class SessionCallbacks extends SessionSettings {
         return current;
     }
 
-    /** @return false if a {@link QueueListener} refused the message */
-    boolean offerToQueueListeners(ServerSession sender, ServerMessage message) {
+    /**
+     * @param session the session the message is offered to
+     * @return false if a {@link QueueListener} refused the message
+     */
+    boolean offerToQueueListeners(ServerSession session, ServerSession sender, ServerMessage message) {
         for (QueueListener listener : queueListeners) {
-            if (!Callbacks.test(listener, () -> listener.queueOffer(this, sender, message), true)) {
+            if (!Callbacks.test(listener, () -> listener.queueOffer(session, sender, message), true)) {
                 return false;
             }
         }
         return true;
-    }
-
-    /** What to do with a message that finds the queue full. */
-    enum Overflow { ENQUEUE, DROP, DISCONNECT }
-
-    /**
-     * Applies {@code maxQueue} and {@code maxQueueBytes} to a message about to be queued: the queue's bytes, the
-     * carrier's unwritten backlog and the message must fit. Called under the session's lock.
-     *
-     * @param carrier the session's carrier, or null
-     * @return ENQUEUE if it fits or room was made, else what {@link #resolveOverflow} decided
-     */
-    Overflow admit(SessionQueue pending, Carrier carrier, int size, ServerSession sender, ServerMessage message,
-            QueueLimitCounters counters) {
-        long backlog = carrier == null ? 0 : carrier.flowControl().pendingBytes();
-        if (!pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
-            return Overflow.ENQUEUE;
-        }
-        return resolveOverflow(pending, backlog, size, sender, message, counters);
-    }
-
-    /**
-     * Decides about a message that finds the queue full ({@code maxQueue} messages, or {@code maxQueueBytes} with the
-     * carrier's backlog): the {@link MaxQueueListener}s if any, else {@code maxQueuePolicy}, which may drop the
-     * oldest queued messages until the new one fits. Called under the session's lock.
-     *
-     * @param pending the queue
-     * @param backlog the bytes the session's carrier has yet to write
-     * @param size the new message's size in the queue
-     * @param counters counts the limit hit and its outcome
-     */
-    Overflow resolveOverflow(SessionQueue pending, long backlog, int size, ServerSession sender, ServerMessage message,
-            QueueLimitCounters counters) {
-        counters.limitHit(pending.size() >= getMaxQueue());
-        if (!maxQueueListeners.isEmpty()) {
-            int before = pending.size();
-            boolean queueIt = true;
-            for (MaxQueueListener listener : maxQueueListeners) {
-                if (!Callbacks.test(listener, () -> listener.queueMaxed(this, pending.deque(), sender, message),
-                        false)) {
-                    queueIt = false;
-                    break;
-                }
-            }
-            pending.recount();
-            counters.dropped(Math.max(0, before - pending.size()) + (queueIt ? 0 : 1));
-            return queueIt ? Overflow.ENQUEUE : Overflow.DROP;
-        }
-        switch (config().maxQueuePolicy()) {
-            case DROP_OLDEST:
-                // Bounded by the queue's length; when the socket's backlog alone is too large, nothing queued can
-                // make room and the new message is dropped instead.
-                int dropped = 0;
-                while (!pending.isEmpty() && pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
-                    pending.dropOldest();
-                    dropped++;
-                }
-                boolean fits = !pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size);
-                counters.dropped(dropped + (fits ? 0 : 1));
-                return fits ? Overflow.ENQUEUE : Overflow.DROP;
-            case DROP_NEWEST:
-                counters.dropped(1);
-                return Overflow.DROP;
-            default:
-                counters.disconnected();
-                return Overflow.DISCONNECT;
-        }
     }
 }

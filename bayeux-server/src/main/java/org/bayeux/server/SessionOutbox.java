@@ -18,8 +18,9 @@ import org.bayeux.server.internal.PositionLog;
  * position of the last one of each channel ({@link org.bayeux.server.cluster.SessionState#positions()}).
  *
  * <p>Kept apart from {@link ServerSessionImpl}, which decides <em>when</em> messages leave (a held connect, a push, a
- * piggy-back); this class is <em>what</em> leaves and what is counted when it does. Guarded by the session's lock:
- * every method but {@link #delivered()} is called under it.</p>
+ * piggy-back); this class is <em>what</em> leaves and what is counted when it does. Guarded by the session's lock,
+ * which is this object's monitor (taken by the session only): every method but {@link #delivered()} is called under
+ * it.</p>
  */
 final class SessionOutbox {
     private final SessionQueue queue;
@@ -89,7 +90,7 @@ final class SessionOutbox {
      * @param maxBytes the most JSON bytes the carrier takes at once
      */
     List<ServerMessage> drain(ServerSessionImpl session, ServerMessageImpl connectReply, int maxBytes) {
-        List<DeQueueListener> listeners = session.deQueueListeners();
+        List<DeQueueListener> listeners = session.callbacks().deQueueListeners();
         // Listeners see a connect reply's empty queue too; with none, an empty queue needs no work (nor a deque).
         boolean always = connectReply != null && !listeners.isEmpty();
         List<ServerMessage> result = queue.take(maxBytes, always, leaving -> {

@@ -6,13 +6,17 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import org.bayeux.api.json.JsonCodec;
+import org.bayeux.api.server.MaxQueueListener;
 import org.bayeux.api.server.ServerMessage;
+import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.internal.Callbacks;
+import org.bayeux.server.transport.Carrier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A session's queue of messages waiting for delivery, with the JSON bytes they take. Not thread-safe: the session
- * uses it under its lock.
+ * A session's queue of messages waiting for delivery, with the JSON bytes they take, and its overflow policy: what
+ * happens to a message that finds it full ({@link #admit}). Not thread-safe: the session uses it under its lock.
  *
  * <p>A message's size is its JSON length plus one (the comma that joins it to the next one in an array). Frozen
  * messages cache their JSON, so sizing a broadcast encodes it once however many sessions queue it.</p>
@@ -188,5 +192,77 @@ final class SessionQueue {
             messages.clear();
         }
         bytes = 0;
+    }
+
+    // ---- the overflow policy ---------------------------------------------------------------------------------
+
+    /** What to do with a message that finds the queue full. */
+    enum Overflow { ENQUEUE, DROP, DISCONNECT }
+
+    /**
+     * Applies {@code maxQueue} and {@code maxQueueBytes} to a message about to be queued: the queue's bytes, the
+     * carrier's unwritten backlog and the message must fit. Called under the session's lock.
+     *
+     * @param session the session whose queue this is, for the {@link MaxQueueListener}s
+     * @param limits the session's settings: its limits, and the server's {@code maxQueuePolicy}
+     * @param listeners the session's {@link MaxQueueListener}s
+     * @param carrier the session's carrier, or null
+     * @param size the new message's size in the queue
+     * @param counters counts the limit hit and its outcome
+     * @return ENQUEUE if it fits or room was made, else what {@link #resolveOverflow} decided
+     */
+    Overflow admit(ServerSession session, SessionSettings limits, List<MaxQueueListener> listeners, Carrier carrier,
+            int size, ServerSession sender, ServerMessage message, QueueLimitCounters counters) {
+        long backlog = carrier == null ? 0 : carrier.flowControl().pendingBytes();
+        if (!isFull(limits.getMaxQueue(), limits.getMaxQueueBytes(), backlog, size)) {
+            return Overflow.ENQUEUE;
+        }
+        return resolveOverflow(session, limits, listeners, backlog, size, sender, message, counters);
+    }
+
+    /**
+     * Decides about a message that finds the queue full ({@code maxQueue} messages, or {@code maxQueueBytes} with the
+     * carrier's backlog): the {@link MaxQueueListener}s if any, else {@code maxQueuePolicy}, which may drop the
+     * oldest queued messages until the new one fits. Called under the session's lock.
+     *
+     * @param backlog the bytes the session's carrier has yet to write
+     */
+    private Overflow resolveOverflow(ServerSession session, SessionSettings limits, List<MaxQueueListener> listeners,
+            long backlog, int size, ServerSession sender, ServerMessage message, QueueLimitCounters counters) {
+        int maxQueue = limits.getMaxQueue();
+        counters.limitHit(size() >= maxQueue);
+        if (!listeners.isEmpty()) {
+            int before = size();
+            boolean queueIt = true;
+            for (MaxQueueListener listener : listeners) {
+                if (!Callbacks.test(listener, () -> listener.queueMaxed(session, deque(), sender, message), false)) {
+                    queueIt = false;
+                    break;
+                }
+            }
+            recount();
+            counters.dropped(Math.max(0, before - size()) + (queueIt ? 0 : 1));
+            return queueIt ? Overflow.ENQUEUE : Overflow.DROP;
+        }
+        switch (limits.config().maxQueuePolicy()) {
+            case DROP_OLDEST:
+                // Bounded by the queue's length; when the socket's backlog alone is too large, nothing queued can
+                // make room and the new message is dropped instead.
+                int maxQueueBytes = limits.getMaxQueueBytes();
+                int dropped = 0;
+                while (!isEmpty() && isFull(maxQueue, maxQueueBytes, backlog, size)) {
+                    dropOldest();
+                    dropped++;
+                }
+                boolean fits = !isFull(maxQueue, maxQueueBytes, backlog, size);
+                counters.dropped(dropped + (fits ? 0 : 1));
+                return fits ? Overflow.ENQUEUE : Overflow.DROP;
+            case DROP_NEWEST:
+                counters.dropped(1);
+                return Overflow.DROP;
+            default:
+                counters.disconnected();
+                return Overflow.DISCONNECT;
+        }
     }
 }

@@ -83,7 +83,7 @@ final class SessionRegistry {
             return null;
         }
         boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
-        Carrier pinned = session.pinnedCarrier();
+        Carrier pinned = session.settings().pinnedCarrier();
         if (session.isLocalSession() != inProcess || pinned != null && pinned != carrier
                 || !(inProcess || carrier.mayCarry(session))) {
             foreignClientIds.increment();

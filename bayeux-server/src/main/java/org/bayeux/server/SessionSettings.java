@@ -1,19 +1,17 @@
 package org.bayeux.server;
 
 import java.time.Duration;
-import java.util.Set;
 
-import org.bayeux.api.server.ServerSession;
-import org.bayeux.api.support.Attributes;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.transport.Carrier;
 
 /**
- * The per-session settings and attributes of a {@link ServerSessionImpl}: each falls back to the server's
- * configuration until set; the browser it is bound to and its budget of channel creations. Kept apart so the
- * session class holds only its life and its queue.
+ * A session's settings, one part of a {@link ServerSessionImpl}: each falls back to the server's configuration until
+ * set (the session's {@code getInterval()}, {@code setMaxQueue(int)} and the others are these); the browser the
+ * session is bound to, the carrier it is pinned to, and its budget of channel creations. Each field is read without a
+ * lock.
  */
-abstract class SessionSettings implements ServerSession {
+final class SessionSettings {
     private final BayeuxServerConfig config;
     private volatile Duration interval;
     private volatile Duration timeout;
@@ -22,7 +20,6 @@ abstract class SessionSettings implements ServerSession {
     private volatile int maxQueueBytes = -1;
     private volatile Boolean broadcastToPublisher;
     private volatile boolean metaConnectDeliveryOnly;
-    private final Attributes attributes = new Attributes();
     /** The browser (cookie value) the session was created from, set once by the transport; null if none. */
     private volatile String browserId;
     /** Whether the client ever presented {@link #browserId} itself (a cookie the server gave proves nothing). */
@@ -103,41 +100,35 @@ abstract class SessionSettings implements ServerSession {
         return budget;
     }
 
-    /** @return the server's configuration, which each setting falls back to */
+    /** @return the server's configuration, which each setting falls back to, and the overflow policy comes from */
     BayeuxServerConfig config() {
         return config;
     }
 
-    @Override
-    public Duration getInterval() {
+    Duration getInterval() {
         Duration own = interval;
         return own == null ? config.interval() : own;
     }
 
-    @Override
-    public void setInterval(Duration interval) {
+    void setInterval(Duration interval) {
         this.interval = checkNotNegative("interval", interval);
     }
 
-    @Override
-    public Duration getTimeout() {
+    Duration getTimeout() {
         Duration own = timeout;
         return own == null ? config.timeout() : own;
     }
 
-    @Override
-    public void setTimeout(Duration timeout) {
+    void setTimeout(Duration timeout) {
         this.timeout = checkNotNegative("timeout", timeout);
     }
 
-    @Override
-    public Duration getMaxInterval() {
+    Duration getMaxInterval() {
         Duration own = maxInterval;
         return own == null ? config.maxInterval() : own;
     }
 
-    @Override
-    public void setMaxInterval(Duration maxInterval) {
+    void setMaxInterval(Duration maxInterval) {
         this.maxInterval = checkNotNegative("maxInterval", maxInterval);
     }
 
@@ -148,28 +139,24 @@ abstract class SessionSettings implements ServerSession {
         return value;
     }
 
-    @Override
-    public int getMaxQueue() {
+    int getMaxQueue() {
         int own = maxQueue;
         return own < 0 ? config.maxQueue() : own;
     }
 
-    @Override
-    public void setMaxQueue(int maxQueue) {
+    void setMaxQueue(int maxQueue) {
         if (maxQueue == 0 || maxQueue < -1) {
             throw new IllegalArgumentException("maxQueue must be at least 1, or -1 for the server's: " + maxQueue);
         }
         this.maxQueue = maxQueue;
     }
 
-    @Override
-    public int getMaxQueueBytes() {
+    int getMaxQueueBytes() {
         int own = maxQueueBytes;
         return own < 0 ? config.maxQueueBytes() : own;
     }
 
-    @Override
-    public void setMaxQueueBytes(int maxQueueBytes) {
+    void setMaxQueueBytes(int maxQueueBytes) {
         if (maxQueueBytes != -1 && maxQueueBytes < 1024) {
             throw new IllegalArgumentException("maxQueueBytes must be at least 1024, or -1 for the server's: "
                     + maxQueueBytes);
@@ -177,44 +164,20 @@ abstract class SessionSettings implements ServerSession {
         this.maxQueueBytes = maxQueueBytes;
     }
 
-    @Override
-    public boolean isBroadcastToPublisher() {
+    boolean isBroadcastToPublisher() {
         Boolean own = broadcastToPublisher;
         return own == null ? config.broadcastToPublisher() : own;
     }
 
-    @Override
-    public void setBroadcastToPublisher(boolean broadcastToPublisher) {
+    void setBroadcastToPublisher(boolean broadcastToPublisher) {
         this.broadcastToPublisher = broadcastToPublisher;
     }
 
-    @Override
-    public boolean isMetaConnectDeliveryOnly() {
+    boolean isMetaConnectDeliveryOnly() {
         return metaConnectDeliveryOnly;
     }
 
-    @Override
-    public void setMetaConnectDeliveryOnly(boolean metaConnectDeliveryOnly) {
+    void setMetaConnectDeliveryOnly(boolean metaConnectDeliveryOnly) {
         this.metaConnectDeliveryOnly = metaConnectDeliveryOnly;
-    }
-
-    @Override
-    public Object getAttribute(String name) {
-        return attributes.get(name);
-    }
-
-    @Override
-    public void setAttribute(String name, Object value) {
-        attributes.set(name, value);
-    }
-
-    @Override
-    public Object removeAttribute(String name) {
-        return attributes.remove(name);
-    }
-
-    @Override
-    public Set<String> getAttributeNames() {
-        return attributes.names();
     }
 }

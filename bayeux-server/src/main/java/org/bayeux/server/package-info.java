@@ -44,9 +44,15 @@
  *       <td>Channels by name, atomic creation with initializers, the walk to wildcard ancestors (linear in the name:
  *       wildcard channels indexed by prefix, looked up by offsets and hashes, no prefix strings), the sweep of unused
  *       channels.</td></tr>
- *   <tr><td>{@code SessionRegistry}, {@code ServerSessionImpl}, {@code SessionSettings}</td>
- *       <td>Session ids, the session's life, its one lock and one queue, its held connect and its expiry; per-session
- *       settings.</td></tr>
+ *   <tr><td>{@code SessionRegistry}, {@code ServerSessionImpl}</td>
+ *       <td>Session ids, the session's life, its one lock, its held connect and its expiry; the session is made of
+ *       the parts below, each a plain object in a final field.</td></tr>
+ *   <tr><td>{@code SessionSettings}, {@code SessionCallbacks}, {@code SessionDurableState}</td>
+ *       <td>A session's parts: its settings (each falling back to the configuration), its extensions and listeners,
+ *       its subscriptions (with its positions, what a session store keeps).</td></tr>
+ *   <tr><td>{@code SessionOutbox}, {@code SessionQueue}</td>
+ *       <td>A session's way out: the queue with its overflow policy ({@code maxQueue}, {@code maxQueueBytes},
+ *       {@code maxQueuePolicy}, the max-queue listeners), what is due, pushes in flight, positions handed.</td></tr>
  *   <tr><td>{@code LocalSessionImpl}, {@code LocalSessionChannel}</td>
  *       <td>In-process clients, taking the same path as remote ones without JSON.</td></tr>
  *   <tr><td>{@code BayeuxService}</td>

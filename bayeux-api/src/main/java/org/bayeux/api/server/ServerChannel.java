@@ -4,14 +4,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
+import org.bayeux.api.Attributed;
 import org.bayeux.api.Channel;
 import org.bayeux.api.Promise;
 import org.bayeux.api.Session;
 
 /**
- * A channel on the server: its subscribers, its settings, its authorizers and listeners.
+ * A channel on the server: its subscribers, its settings, its authorizers and listeners, and the application's
+ * attributes ({@link Attributed}).
  */
-public interface ServerChannel extends Channel {
+public interface ServerChannel extends Channel, Attributed {
     /** @return the sessions subscribed to exactly this channel (not through a wildcard) */
     Set<ServerSession> getSubscribers();
 
@@ -122,18 +124,6 @@ public interface ServerChannel extends Channel {
      * Removes the channel: its subscribers are unsubscribed, its listeners and authorizers dropped.
      */
     void remove();
-
-    /**
-     * @param name the attribute name
-     * @return the value, or null
-     */
-    Object getAttribute(String name);
-
-    /**
-     * @param name the attribute name
-     * @param value the value
-     */
-    void setAttribute(String name, Object value);
 
     /**
      * Configures a channel before anyone else can see it.

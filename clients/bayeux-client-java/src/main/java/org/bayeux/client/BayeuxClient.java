@@ -16,6 +16,7 @@ import org.bayeux.api.Message;
 import org.bayeux.api.client.ClientSession;
 import org.bayeux.api.client.ClientSessionChannel.MessageListener;
 import org.bayeux.api.support.Attributes;
+import org.bayeux.api.support.AttributesMixin;
 import org.bayeux.client.ext.RecoveryExtension;
 import org.bayeux.client.transport.ClientCookies;
 import org.bayeux.client.transport.TransportContext;
@@ -50,7 +51,7 @@ import org.bayeux.client.transport.TransportContext;
  * {@link BayeuxClientConfig#maxPendingMessages()} messages may wait for a reply at once; more fail with
  * {@link ClientErrors#TOO_MANY_PENDING}.</p>
  */
-public final class BayeuxClient implements ClientSession, AutoCloseable {
+public final class BayeuxClient implements ClientSession, AttributesMixin, AutoCloseable {
     /** Where the client is in its life. */
     public enum State {
         /** No session: before the first handshake, after a disconnect, or after the server said stop. */
@@ -394,24 +395,10 @@ public final class BayeuxClient implements ClientSession, AutoCloseable {
 
     // ---- Attributes ----
 
+    /** @return the holder of this client's attributes ({@link AttributesMixin}), kept only in this JVM */
     @Override
-    public Object getAttribute(String name) {
-        return attributes.get(name);
-    }
-
-    @Override
-    public void setAttribute(String name, Object value) {
-        attributes.set(name, value);
-    }
-
-    @Override
-    public Object removeAttribute(String name) {
-        return attributes.remove(name);
-    }
-
-    @Override
-    public Set<String> getAttributeNames() {
-        return attributes.names();
+    public Attributes attributes() {
+        return attributes;
     }
 
     // ---- Resources ----
