@@ -119,7 +119,8 @@ public final class OortConfig extends TypedConfig {
                     "at least twice oort.heartbeatInterval (" + heartbeatInterval() + ")");
         }
         if (maxQueueBytes() < maxMessageBytes()) {
-            throw invalid(MAX_QUEUE_BYTES, maxQueueBytes(), "at least oort.maxMessageBytes (" + maxMessageBytes() + ")");
+            throw invalid(MAX_QUEUE_BYTES, maxQueueBytes(),
+                    "at least oort.maxMessageBytes (" + maxMessageBytes() + ")");
         }
         if (seeds.size() + 1 > maxKnownUrls()) {
             throw invalid(KNOWN_URLS, maxKnownUrls(), "more than the number of oort.seeds (" + seeds.size() + ")");
@@ -407,6 +408,19 @@ public final class OortConfig extends TypedConfig {
          */
         public Builder maxKnownUrls(int count) {
             return set(KNOWN_URLS, count);
+        }
+
+        /**
+         * @param checked a configuration already built
+         * @return this builder, with every key and the secret of that configuration
+         */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Builder configure(OortConfig checked) {
+            for (ConfigOption<?> option : OPTIONS) {
+                set((ConfigOption) option, checked.get(option));
+            }
+            this.url = checked.url();
+            return secret(checked.secret());
         }
 
         /**

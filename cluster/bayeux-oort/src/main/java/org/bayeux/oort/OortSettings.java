@@ -108,13 +108,7 @@ public final class OortSettings {
      * @return the builder with every setting applied, the secret read from its file
      */
     public Oort.Builder apply(Oort.Builder builder, String url) {
-        OortConfig config = toConfig(url); // every rule now, so that a bad value fails before the engine is touched
-        return builder.url(url).seeds(config.seeds()).channels(config.channels()).secret(config.secret())
-                .heartbeatInterval(config.heartbeatInterval()).peerTimeout(config.peerTimeout())
-                .maxMessageBytes(config.maxMessageBytes()).maxQueue(config.maxQueue())
-                .maxQueueBytes(config.maxQueueBytes()).fanOutLanes(config.fanOutLanes())
-                .allowPlainLinks(config.allowPlainLinks()).peerHosts(config.peerHosts())
-                .maxKnownUrls(config.maxKnownUrls());
+        return builder.configure(toConfig(url)); // every rule checked now, before the engine is touched
     }
 
     /** Sets every typed key given as text on the builder; each is already checked against its own rule. */
