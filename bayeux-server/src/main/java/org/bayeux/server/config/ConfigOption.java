@@ -20,9 +20,17 @@ public final class ConfigOption<T> {
     private final Predicate<T> rule;
     private final String ruleText;
     private final String description;
+    /** The part of a bad value an error names, such as the one item of a list that breaks the rule; null: all of it. */
+    private final Function<T, String> culprit;
 
     private ConfigOption(String key, Class<T> type, T defaultValue, Function<String, T> parser, Predicate<T> rule,
             String ruleText, String description) {
+        this(key, type, defaultValue, parser, rule, ruleText, description, null);
+    }
+
+    private ConfigOption(String key, Class<T> type, T defaultValue, Function<String, T> parser, Predicate<T> rule,
+            String ruleText, String description, Function<T, String> culprit) {
+        this.culprit = culprit;
         this.key = key;
         this.type = type;
         this.defaultValue = defaultValue;
@@ -56,6 +64,22 @@ public final class ConfigOption<T> {
     public static ConfigOption<Integer> integer(String key, int defaultValue, Predicate<Integer> rule, String ruleText,
             String description) {
         return new ConfigOption<>(key, Integer.class, defaultValue, text -> Integer.valueOf(text.trim()), rule, ruleText,
+                description);
+    }
+
+    /**
+     * A size in bytes that may pass 2 GiB, written as a whole number of bytes.
+     *
+     * @param key the key
+     * @param defaultValue the default
+     * @param rule what a value must satisfy
+     * @param ruleText the rule in words, for errors and docs
+     * @param description what the key controls
+     * @return a size option
+     */
+    public static ConfigOption<Long> size(String key, long defaultValue, Predicate<Long> rule, String ruleText,
+            String description) {
+        return new ConfigOption<>(key, Long.class, defaultValue, text -> Long.valueOf(text.trim()), rule, ruleText,
                 description);
     }
 
@@ -109,18 +133,45 @@ public final class ConfigOption<T> {
      * @param description what the key controls
      * @return a list option
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     public static ConfigOption<java.util.List<String>> list(String key, java.util.List<String> defaultValue,
             String description) {
+        return list(key, defaultValue, item -> true, "comma-separated words", description);
+    }
+
+    /**
+     * A list of words, written comma-separated in text, each of which must follow a rule; an error names the first
+     * item that breaks it, not the whole list.
+     *
+     * @param key the key
+     * @param defaultValue the default
+     * @param itemRule what each item must satisfy (a null item breaks every rule)
+     * @param ruleText the rule in words, for errors and docs
+     * @param description what the key controls
+     * @return a list option
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static ConfigOption<java.util.List<String>> list(String key, java.util.List<String> defaultValue,
+            Predicate<String> itemRule, String ruleText, String description) {
+        Predicate<String> item = word -> word != null && itemRule.test(word);
         return new ConfigOption<>(key, (Class) java.util.List.class, defaultValue, text -> {
             java.util.List<String> items = new java.util.ArrayList<>();
-            for (String item : text.split(",")) {
-                if (!item.isBlank()) {
-                    items.add(item.trim());
+            for (String word : text.split(",")) {
+                if (!word.isBlank()) {
+                    items.add(word.trim());
                 }
             }
             return java.util.List.copyOf(items);
-        }, value -> true, "comma-separated words", description);
+        }, (java.util.List<String> words) -> words.stream().allMatch(item), ruleText, description,
+                (java.util.List<String> words) -> firstBreaking(words, item));
+    }
+
+    private static String firstBreaking(java.util.List<String> words, Predicate<String> item) {
+        for (String word : words) {
+            if (!item.test(word)) {
+                return String.valueOf(word);
+            }
+        }
+        return String.valueOf(words);
     }
 
     /**
@@ -218,7 +269,8 @@ public final class ConfigOption<T> {
             throw new InvalidConfigurationException(key, text, ruleText + " (" + failure.getMessage() + ")");
         }
         if (!rule.test(value)) {
-            throw new InvalidConfigurationException(key, text, ruleText);
+            throw new InvalidConfigurationException(key, culprit == null ? text : culprit.apply(value),
+                    ruleText);
         }
         return value;
     }
@@ -230,7 +282,8 @@ public final class ConfigOption<T> {
      */
     public T validate(T value) {
         if (value == null || !rule.test(value)) {
-            throw new InvalidConfigurationException(key, String.valueOf(value), ruleText);
+            throw new InvalidConfigurationException(key, value == null || culprit == null ? String.valueOf(value)
+                    : culprit.apply(value), ruleText);
         }
         return value;
     }

@@ -504,7 +504,12 @@ public final class Oort implements Cluster {
         }
     }
 
-    /** Configures an {@link Oort} for an engine. */
+    /**
+     * Configures an {@link Oort} for an engine: a thin layer over {@link OortConfig.Builder}, so each setter checks
+     * its key's rule (the ranges documented for the {@code oort.*} keys) with an
+     * {@link org.bayeux.server.config.InvalidConfigurationException} naming the key and the value, and {@link #build()}
+     * the URL, the secret and the rules that span keys.
+     */
     public static final class Builder {
         private final BayeuxEngine engine;
         private final OortConfig.Builder config = OortConfig.builder(null);
@@ -638,6 +643,15 @@ public final class Oort implements Cluster {
          */
         public Builder maxKnownUrls(int count) {
             config.maxKnownUrls(count);
+            return this;
+        }
+
+        /**
+         * @param checked a configuration already built
+         * @return this builder, with every key and the secret of that configuration
+         */
+        Builder configure(OortConfig checked) {
+            config.configure(checked);
             return this;
         }
 

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
+import org.bayeux.server.config.InvalidConfigurationException;
 import org.junit.jupiter.api.Test;
 
 class OortConfigTest {
@@ -110,5 +112,34 @@ class OortConfigTest {
         assertThatThrownBy(() -> OortConfig.builder("https://a/b").secret(SECRET).maxKnownUrls(2)
                 .seeds(List.of("https://c/b", "https://d/b")).build())
                 .hasMessageContaining("oort.maxKnownUrls=2");
+    }
+
+    @Test
+    void theBuilderAndTheTextKeysFollowTheSameRules() {
+        assertThatThrownBy(() -> OortConfig.builder("http://a/b").secret(SECRET).heartbeatInterval(Duration.ofMinutes(2))
+                .peerTimeout(Duration.ofMinutes(5)).build()).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("oort.heartbeatInterval=PT2M").hasMessageContaining("from 10ms to 1m");
+        assertThatThrownBy(() -> OortSettings.fromMap(Map.of("oort.heartbeatInterval", "2m")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("oort.heartbeatInterval=2m").hasMessageContaining("from 10ms to 1m");
+        assertThatThrownBy(() -> OortConfig.builder("http://a/b").secret(SECRET).peerTimeout(Duration.ofMinutes(11))
+                .build()).hasMessageContaining("oort.peerTimeout=PT11M").hasMessageContaining("from 20ms to 10m");
+
+        assertThat(OortConfig.builder("ws://127.0.0.1:1/bayeux").secret(SECRET).build().url())
+                .isEqualTo("ws://127.0.0.1:1/bayeux");
+        assertThat(OortSettings.fromMap(Map.of("oort.url", "wss://node1.example.com/bayeux",
+                "oort.seeds", "wss://node2.example.com/bayeux")).url()).isEqualTo("wss://node1.example.com/bayeux");
+
+        assertThatThrownBy(() -> OortSettings.fromMap(Map.of("oort.seeds", "https://c/b,ftp://x/y")))
+                .hasMessageContaining("oort.seeds=ftp://x/y");
+        assertThatThrownBy(() -> OortSettings.fromMap(Map.of("oort.channels", "/chat/**,/service/x")))
+                .hasMessageContaining("oort.channels=/service/x");
+        assertThatThrownBy(() -> OortSettings.fromMap(Map.of("oort.peerHosts", "node1,a/b")))
+                .hasMessageContaining("oort.peerHosts=a/b");
+
+        long threeGiB = 3L * 1024 * 1024 * 1024;
+        assertThat(OortConfig.builder("https://a/b").secret(SECRET).maxQueueBytes(threeGiB).build().maxQueueBytes())
+                .isEqualTo(threeGiB);
+        assertThat(OortConfig.MAX_QUEUE_BYTES.parse(String.valueOf(threeGiB))).isEqualTo(threeGiB);
     }
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.oort.Oort;
+import org.bayeux.oort.OortConfig;
 import org.bayeux.oort.OortSettings;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.ConfigOption;
@@ -99,11 +100,11 @@ public final class StandaloneOptions {
                 backplaneSettings, oortSettings, shutdownSettings, operationsSettings));
         // The flags are the --set keys' short forms; given both, the flag wins.
         putIfGiven(backplaneSettings, RedisBackplaneConfig.PASSWORD_FILE.key(), line.backplanePasswordFile);
-        putIfGiven(oortSettings, OortSettings.URL.key(), line.oortUrl);
-        putIfGiven(oortSettings, OortSettings.SEEDS.key(), line.oortSeeds == null ? null
+        putIfGiven(oortSettings, OortConfig.URL.key(), line.oortUrl);
+        putIfGiven(oortSettings, OortConfig.SEEDS.key(), line.oortSeeds == null ? null
                 : String.join(",", line.oortSeeds));
         putIfGiven(oortSettings, OortSettings.SECRET_FILE.key(), line.oortSecretFile);
-        putIfGiven(oortSettings, OortSettings.CHANNELS.key(), line.oortChannels == null ? null
+        putIfGiven(oortSettings, OortConfig.CHANNELS.key(), line.oortChannels == null ? null
                 : String.join(",", line.oortChannels));
         Map<String, Path> tlsFiles = new LinkedHashMap<>();
         putIfGiven(tlsFiles, "--tls-keystore", line.tlsKeyStore);
@@ -140,7 +141,7 @@ public final class StandaloneOptions {
         if (settings.isEmpty()) {
             return null;
         }
-        if (!settings.containsKey(OortSettings.URL.key())) {
+        if (!settings.containsKey(OortConfig.URL.key())) {
             throw new IllegalArgumentException("--set " + settings.keySet().iterator().next()
                     + ": an Oort option, needs --oort-url (oort.url)");
         }
