@@ -17,9 +17,12 @@ public final class PresenceListeners {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    /** @param listener a listener added before */
-    public void remove(Presence.Listener listener) {
-        listeners.remove(listener);
+    /**
+     * @param listener a listener added before
+     * @return true if it was registered
+     */
+    public boolean remove(Presence.Listener listener) {
+        return listeners.remove(listener);
     }
 
     /** @return true if none is registered (an implementation may then skip building events) */
