@@ -625,6 +625,10 @@ final class OortPresence implements Presence {
     }
 
     private void broadcastQuietly(Map<String, Object> message) {
+        if (messaging.members().isEmpty()) {
+            // Alone: nothing to encode (a member that joins gets the whole list, with this change's number).
+            return;
+        }
         try {
             messaging.broadcast(Seti.SERVICE, message);
         } catch (RuntimeException e) {

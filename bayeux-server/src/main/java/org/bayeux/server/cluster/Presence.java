@@ -8,7 +8,8 @@ import org.bayeux.api.server.ServerSession;
 
 /**
  * Who is here: the sessions subscribed to each plain channel, the users tied to sessions, and who joins and leaves,
- * on this node alone or across the cluster, whichever the engine runs ({@link org.bayeux.server.BayeuxEngine#presence()}).
+ * on this node alone or across the cluster, whichever the engine runs
+ * ({@link org.bayeux.server.BayeuxEngine#presence()}).
  *
  * <pre>{@code
  * Presence presence = engine.presence();
