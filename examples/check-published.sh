@@ -25,7 +25,7 @@ fail() { echo "check-published: $*" >&2; exit 1; }
 
 [ -n "$version" ] || fail "no version found in $ROOT/pom.xml"
 # One version for everything (docs/releasing.md): the npm package has none of Maven's snapshots.
-npm_version="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$ROOT/bayeux-js-client/package.json")"
+npm_version="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$ROOT/clients/bayeux-js-client/package.json")"
 [ "$npm_version" = "${version%-SNAPSHOT}" ] || fail "bayeux-js-client/package.json has version $npm_version, Maven $version"
 grep -q "<version>$version</version>" "$ROOT/bayeux-bom/pom.xml" || fail "bayeux-bom/pom.xml is not at version $version"
 grep -q "<bayeux.version>$version</bayeux.version>" "$ROOT/examples/embedded-jetty/pom.xml" ||
@@ -39,7 +39,11 @@ for dir in "$repo"/org/bayeux/*/; do
   name="$(basename "$dir")"
   [ -d "$dir$version" ] || fail "$name: no version $version in $repo"
   case "$name" in
-    bayeux-parent|bayeux-transports|bayeux-bom) continue ;;
+    bayeux-parent|bayeux-bom) continue ;;
+  esac
+  case "$name" in
+    bayeux-*) ;;
+    *) fail "$name: a published artifact must be named bayeux-*" ;;
   esac
   published+=("$name")
   for kind in "" -sources -javadoc; do
@@ -87,8 +91,8 @@ cat >"$work/settings.xml" <<SETTINGS
 SETTINGS
 MAVEN_OPTS="${JAVA_OPTS:-} ${MAVEN_OPTS:-}" mvn -B -ntp -s "$work/settings.xml" -f "$work/app/pom.xml" \
   -Dbayeux.version="$version" \
-  -Dcometd.js.dir="$ROOT/interop-tests/node/node_modules/cometd" \
-  -Dplaywright.core="$ROOT/bayeux-js-client/node_modules/playwright-core" \
+  -Dcometd.js.dir="$ROOT/tests/bayeux-interop-tests/node/node_modules/cometd" \
+  -Dplaywright.core="$ROOT/clients/bayeux-js-client/node_modules/playwright-core" \
   -Dchromium="${BAYEUX_CHROMIUM:-/usr/bin/chromium}" \
   ${JAVA_OPTS:+-DargLine="$JAVA_OPTS"} \
   verify
