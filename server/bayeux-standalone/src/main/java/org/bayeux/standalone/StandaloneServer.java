@@ -8,7 +8,6 @@ import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.oort.Oort;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
-import org.bayeux.standalone.demo.BackplaneChat;
 import org.bayeux.standalone.demo.ChatApplication;
 import org.bayeux.standalone.demo.ChatService;
 import org.bayeux.server.ext.TimesyncExtension;
@@ -353,11 +352,6 @@ public final class StandaloneServer implements AutoCloseable {
     /** @return the demo's chat service, or null without {@code --demo} */
     public ChatService getChat() {
         return demoChat() == null ? null : demoChat().chat();
-    }
-
-    /** @return the demo chat's part on the backplane (rosters, private messages), or null without both */
-    public BackplaneChat getBackplaneChat() {
-        return demoChat() == null ? null : demoChat().backplaneChat();
     }
 
     private ChatApplication demoChat() {
