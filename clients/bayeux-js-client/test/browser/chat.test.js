@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { chromium } from 'playwright-core';
 
-import { PACKAGE_DIR, REPO_DIR, startServer } from '../helpers/server.js';
+import { PACKAGE_DIR, REPO_DIR, demoArgs, startServer } from '../helpers/server.js';
 
 const CHROMIUM = process.env.BAYEUX_CHROMIUM ?? '/usr/bin/chromium';
 const WAIT = 15000;
@@ -25,7 +25,7 @@ before(async () => {
   }
   [browser, server] = await Promise.all([
     chromium.launch({ executablePath: CHROMIUM, headless: true }),
-    startServer({ args: ['--demo', '--set', 'timeout=5s'] }),
+    startServer({ args: [...demoArgs(), '--set', 'timeout=5s'] }),
   ]);
 });
 after(async () => {
@@ -343,7 +343,7 @@ describe('the demo chat, polished', () => {
 
 describe('a server restart', () => {
   it('is shown to both users, who reconnect and get their rooms back', async () => {
-    let own = await startServer({ args: ['--demo', '--set', 'timeout=5s'] });
+    let own = await startServer({ args: [...demoArgs(), '--set', 'timeout=5s'] });
     const ann = await enter(own.base, 'Ann');
     const bob = await enter(own.base, 'Bob', { transports: 'long-polling' });
     try {
@@ -354,7 +354,7 @@ describe('a server restart', () => {
         await page.locator('#banner', { hasText: 'Connection lost' }).waitFor({ timeout: WAIT });
         assert.notEqual(await page.getAttribute('#status', 'data-status'), 'connected');
       }));
-      own = await startServer({ port, args: ['--demo', '--set', 'timeout=5s'] });
+      own = await startServer({ port, args: [...demoArgs(), '--set', 'timeout=5s'] });
       // The network is back: as the browser does on reconnection, tell the pages, which retry at once.
       await Promise.all([ann, bob].map(({ page }) => page.evaluate(() => window.dispatchEvent(new Event('online')))));
       await Promise.all([ann, bob].map(async ({ page }) => {

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { chromium } from 'playwright-core';
 
-import { startServer } from '../helpers/server.js';
+import { demoArgs, startServer } from '../helpers/server.js';
 
 const CHROMIUM = process.env.BAYEUX_CHROMIUM ?? '/usr/bin/chromium';
 const WAIT = 20000;
@@ -22,7 +22,7 @@ let nodes = [];
 let secretDir;
 
 function nodeArgs(secretFile, seed) {
-  return ['--demo', '--set', 'timeout=5s', '--oort-url', 'http://127.0.0.1:0/bayeux', '--oort-secret-file', secretFile,
+  return [...demoArgs(), '--set', 'timeout=5s', '--oort-url', 'http://127.0.0.1:0/bayeux', '--oort-secret-file', secretFile,
     '--oort-channels', '/chat/room/*,/chat-cluster/*', '--set', 'oort.heartbeatInterval=500ms',
     ...(seed ? ['--oort-seeds', seed] : [])];
 }

@@ -3,7 +3,7 @@
 // goes to target/server-logs/ for post-mortems.
 
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,12 +46,31 @@ const COMETD = {
  * @property {() => Promise<void>} stop
  */
 
+const DEMO_TARGET = join(REPO_DIR, 'examples', 'bayeux-demo-chat', 'target');
+
+/**
+ * The options that run the demo chat in our standalone server, as bin/bayeux demo gives them: the chat's jar
+ * (examples/bayeux-demo-chat) on --classpath, as a user's jar in apps/ is loaded; its page and the client it imports
+ * (target/web) with --static; the ack extension its page asks for.
+ *
+ * @returns {string[]}
+ */
+export function demoArgs() {
+  const jar = existsSync(DEMO_TARGET)
+    ? readdirSync(DEMO_TARGET).find((name) => /^bayeux-demo-chat-.*\.jar$/.test(name)) : undefined;
+  const web = join(DEMO_TARGET, 'web');
+  if (!jar || !existsSync(join(web, 'index.html'))) {
+    throw new Error(`The demo chat is not built: run mvn -pl examples/bayeux-demo-chat -am package (in ${DEMO_TARGET})`);
+  }
+  return ['--classpath', join(DEMO_TARGET, jar), '--static', web, '--extensions', 'ack'];
+}
+
 /**
  * Starts our standalone server.
  *
  * @param {object} [options]
  * @param {number} [options.port] 0 for a free one
- * @param {string[]} [options.args] more command-line arguments (--set, --extensions, --demo)
+ * @param {string[]} [options.args] more command-line arguments (--set, --extensions, demoArgs())
  * @param {number} [options.startTimeout]
  * @returns {Promise<RunningServer>}
  */

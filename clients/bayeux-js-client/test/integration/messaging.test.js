@@ -5,12 +5,12 @@ import { after, before, describe, it } from 'node:test';
 
 import { Status } from '../../src/index.js';
 import { ClientPool, TRANSPORTS } from '../helpers/clients.js';
-import { startServer } from '../helpers/server.js';
+import { demoArgs, startServer } from '../helpers/server.js';
 import { Inbox, statusReached, within } from '../helpers/wait.js';
 
 let server;
 before(async () => {
-  server = await startServer({ args: ['--demo', '--set', 'timeout=3s'] });
+  server = await startServer({ args: [...demoArgs(), '--set', 'timeout=3s'] });
 });
 after(() => server?.stop());
 

@@ -7,12 +7,23 @@ import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.Presence;
 import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.config.BayeuxServerConfig;
+import org.bayeux.server.transport.ClientBindings;
 import org.bayeux.server.transport.TransportEngine;
+import org.bayeux.server.transport.TransportServices;
 
 /**
- * A Bayeux engine as the code that embeds it sees it: the application's {@link BayeuxServer}, the
- * {@link TransportEngine} its transports are given, a life cycle, and a few figures for monitoring. Applications and
- * transports hold this type; the implementation stays inside this module.
+ * A Bayeux engine as the code that embeds it sees it. Applications and transports hold this type; the implementation
+ * stays inside this module. It is, by concern:
+ * <ul>
+ * <li>for applications, a {@link BayeuxServer} (channels, sessions, listeners, extensions, security policy);</li>
+ * <li>for transports, the {@link TransportEngine} core (parse, handle, carrier failed), the
+ * {@link TransportServices} they share (configuration, timer, shared parts, advertised names) and the
+ * {@link ClientBindings} of sessions to their clients, which applications use too, to pin a session;</li>
+ * <li>for the embedder alone, what is declared here: a life cycle ({@link #start()}, {@link #drain}, {@link #stop()}),
+ * the cluster and session store, figures for monitoring, and a text {@link #dump() dump} of its state.</li>
+ * </ul>
+ * An embedder that mounts a ready transport (Jetty's {@code BayeuxEndpoint}, the servlet) needs only the first and
+ * the last; the transport SPI matters only to code that writes a transport.
  *
  * <pre>{@code
  * BayeuxEngine bayeux = BayeuxEngine.create(BayeuxServerConfig.defaults());
@@ -22,7 +33,7 @@ import org.bayeux.server.transport.TransportEngine;
  * <p>Life cycle: create, configure (listeners, extensions, policy, channels), {@link #start()}, and finally
  * {@link #stop()}, which ends every session and stops the timers.</p>
  */
-public interface BayeuxEngine extends BayeuxServer, TransportEngine {
+public interface BayeuxEngine extends BayeuxServer, TransportEngine, TransportServices, ClientBindings {
     /**
      * @param config the configuration
      * @return a new engine, not started
@@ -102,6 +113,19 @@ public interface BayeuxEngine extends BayeuxServer, TransportEngine {
      * @return true while a {@code /meta/connect} of the session waits for messages or its timeout
      */
     boolean isConnectHeld(ServerSession session);
+
+    /**
+     * A text dump of this engine's state for operators, in the spirit of Jetty's {@code Dumpable}: its life-cycle
+     * state; how many sessions (remote, local, holding a connect); what their queues hold (messages, bytes, the
+     * largest); their carriers by transport and the bytes those have yet to write; the channels with their
+     * subscribers (most first, the first 100 by name, the rest counted); the advertised transports; the timer
+     * thread; the cluster. It prints counts, sizes and channel and transport names only: never a message body, a
+     * token, an attribute or a {@code clientId}. Read while the engine runs, without stopping it, so its figures
+     * add up only roughly under load; it costs a pass over sessions and channels.
+     *
+     * @return the dump, several lines of text
+     */
+    String dump();
 
     /** @return the engine's running totals (messages, bytes, handshakes, errors) for monitoring */
     EngineStatistics statistics();

@@ -42,7 +42,9 @@ import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
+import org.bayeux.server.transport.ClientBindings;
 import org.bayeux.server.transport.TransportEngine;
+import org.bayeux.server.transport.TransportServices;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +77,7 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private final Publisher publisher;
     private final SessionParts sessionParts;
     private final MessageProcessor processor;
+    private final EngineDump dump;
     private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
     private final Draining draining = new Draining();
@@ -119,6 +122,22 @@ public final class BayeuxServerImpl implements BayeuxEngine {
                 transportNames, draining);
         this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
                 codec, statistics);
+        this.dump = new EngineDump(sessions, channels, scheduler, transportNames, clusterSeam, this::lifeCycleState);
+    }
+
+    @Override
+    public String dump() {
+        return dump.dump();
+    }
+
+    private synchronized String lifeCycleState() {
+        if (scheduler.isShutdown()) {
+            return "stopped";
+        }
+        if (draining.isOn()) {
+            return "draining";
+        }
+        return sweeper != null ? "started" : "created";
     }
 
     private ServerSessionImpl liveSession(String id) {
@@ -402,6 +421,18 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     }
 
     // ---- parts -----------------------------------------------------------------------------------------------
+
+    /** @return this engine: it provides the services its transports share */
+    @Override
+    public TransportServices services() {
+        return this;
+    }
+
+    /** @return this engine: it keeps the bindings, which outlive every carrier */
+    @Override
+    public ClientBindings bindings() {
+        return this;
+    }
 
     @Override
     public BayeuxServerConfig getConfig() {

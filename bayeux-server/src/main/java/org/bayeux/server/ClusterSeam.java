@@ -61,6 +61,16 @@ final class ClusterSeam implements ClusterNode {
         this.inbound = inbound;
     }
 
+    /**
+     * @return for a dump: "none", or the cluster's kind (its class's simple name) and how many members joined; never
+     *         addresses or ids
+     */
+    String describe() {
+        Cluster current = cluster;
+        return current == null ? "none"
+                : current.getClass().getSimpleName() + ", other members " + members.size();
+    }
+
     void install(Cluster cluster) {
         this.cluster = cluster;
     }

@@ -19,6 +19,7 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.support.Attributes;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
 import org.bayeux.server.transport.OutgoingMessages;
 
 /**
@@ -267,28 +268,16 @@ final class LocalSessionImpl implements LocalSession {
 
     /** The in-process carrier of a local session: replies come back as calls, deliveries bypass the queue. */
     final class LocalCarrier implements Carrier {
+        /** Holds no connect, pushes nothing while held, takes no piggyback: replies come back as calls. */
+        private static final CarrierCapabilities CAPABILITIES = CarrierCapabilities.of(IN_PROCESS);
+
         LocalSessionImpl session() {
             return LocalSessionImpl.this;
         }
 
         @Override
-        public String transportName() {
-            return IN_PROCESS;
-        }
-
-        @Override
-        public boolean canHoldConnect() {
-            return false;
-        }
-
-        @Override
-        public boolean pushesWhileHeld() {
-            return false;
-        }
-
-        @Override
-        public boolean allowsPiggyback() {
-            return false;
+        public CarrierCapabilities capabilities() {
+            return CAPABILITIES;
         }
 
         @Override

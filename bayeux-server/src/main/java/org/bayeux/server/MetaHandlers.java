@@ -165,7 +165,7 @@ final class MetaHandlers {
         if (session.getId().equals(request.get(Message.CLIENT_ID_FIELD))) {
             request.put(Message.CLIENT_ID_FIELD, session.getId());
         }
-        String transport = carrier.transportName();
+        String transport = carrier.capabilities().transportName();
         if (transport != null && transport.equals(request.get(Message.CONNECTION_TYPE_FIELD))) {
             request.put(Message.CONNECTION_TYPE_FIELD, transport);
         }

@@ -87,7 +87,7 @@ final class ServerSessionImpl extends SessionDurableState {
     @Override
     public String getTransportName() {
         Carrier current = carrier;
-        return current == null ? null : current.transportName();
+        return current == null ? null : current.capabilities().transportName();
     }
 
     Carrier carrier() {
@@ -234,7 +234,7 @@ final class ServerSessionImpl extends SessionDurableState {
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
-            if (!held.carrier.pushesWhileHeld() || isMetaConnectDeliveryOnly()) {
+            if (!held.carrier.capabilities().pushesWhileHeld() || isMetaConnectDeliveryOnly()) {
                 pushing = null;
             } else if (out.pushScheduled || out.pushDeferred) {
                 // The scheduled or deferred push has not run yet; it will take this message too.
@@ -245,7 +245,7 @@ final class ServerSessionImpl extends SessionDurableState {
             }
         }
         if (pushing != null) {
-            pushing.executePush(this::push);
+            pushing.flowControl().executePush(this::push);
         } else {
             flushNow();
         }
@@ -258,15 +258,15 @@ final class ServerSessionImpl extends SessionDurableState {
             if (batchDepth > 0 || held == null || !out.due) {
                 return;
             }
-            if (held.carrier.pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
+            if (held.carrier.capabilities().pushesWhileHeld() && !isMetaConnectDeliveryOnly()) {
                 // Frames are capped in size: send as many as the queue needs, bounded by its length now, while the
                 // socket keeps up; what it cannot take yet stays queued, within reach of the max-queue policy.
                 for (int frames = out.queue().size(); frames > 0 && !out.queue().isEmpty(); frames--) {
-                    if (held.carrier.deferPush(this::resumePush)) {
+                    if (held.carrier.flowControl().deferPush(this::resumePush)) {
                         out.pushDeferred = true;
                         return;
                     }
-                    held.carrier.send(parts.encoded(drain(null, held.carrier.maxResponseBytes())));
+                    held.carrier.send(parts.encoded(drain(null, held.carrier.capabilities().maxResponseBytes())));
                 }
                 return;
             }
@@ -311,7 +311,7 @@ final class ServerSessionImpl extends SessionDurableState {
             holdTimer.disarm();
         }
         ServerMessageImpl reply = completing.reply();
-        return new EndedHold(completing, reply, drain(reply, completing.carrier.maxResponseBytes()));
+        return new EndedHold(completing, reply, drain(reply, completing.carrier.capabilities().maxResponseBytes()));
     }
 
     /** Takes what fits for a carrier ({@link SessionOutbox#drain}); under the lock. */
@@ -326,19 +326,19 @@ final class ServerSessionImpl extends SessionDurableState {
      * @return the messages, possibly none
      */
     List<ServerMessage> takeForPiggyback(Carrier carrier) {
-        if (!carrier.allowsPiggyback() || isMetaConnectDeliveryOnly() || localSession != null) {
+        if (!carrier.capabilities().allowsPiggyback() || isMetaConnectDeliveryOnly() || localSession != null) {
             return List.of();
         }
         synchronized (lock) {
             if (batchDepth > 0 || out.queue().isEmpty()) {
                 return List.of();
             }
-            if (held != null && held.carrier.pushesWhileHeld()) {
+            if (held != null && held.carrier.capabilities().pushesWhileHeld()) {
                 // Pushes are the way out: taken here for a reply, messages could overtake, or be overtaken by, a
                 // push running on another thread at the same time.
                 return List.of();
             }
-            return drain(null, carrier.maxResponseBytes());
+            return drain(null, carrier.capabilities().maxResponseBytes());
         }
     }
 
@@ -378,8 +378,8 @@ final class ServerSessionImpl extends SessionDurableState {
             // Queued lazy messages, or messages of an open batch, are not due: the connect may wait for them.
             boolean nothingDue = !out.due || batchDepth > 0;
             Map<String, Object> refusal = null;
-            boolean hold = alone && !first && holdMillis > 0 && nothingDue && !handingOff && via.canHoldConnect()
-                    && (refusal = via.refuseHold(this)) == null;
+            boolean hold = alone && !first && holdMillis > 0 && nothingDue && !handingOff && via.capabilities().canHoldConnect()
+                    && (refusal = via.holdPolicy().refuseHold(this)) == null;
             Map<String, Object> advice = advised.forReply(this, requestedTimeoutMillis >= 0, refusal);
             if (advice != null) {
                 reply.put(Message.ADVICE_FIELD, advice);
@@ -391,7 +391,7 @@ final class ServerSessionImpl extends SessionDurableState {
                 holdTimer.arm(connect.cycle, TimeUnit.MILLISECONDS.toNanos(holdMillis));
                 outcome = ConnectOutcome.HELD;
             } else {
-                outcome = new ConnectOutcome(drain(reply, via.maxResponseBytes()));
+                outcome = new ConnectOutcome(drain(reply, via.capabilities().maxResponseBytes()));
                 if (handingOff && out.queue().isEmpty()) {
                     Draining.lastConnect(reply);
                     outcome = new ConnectOutcome(outcome.messages, true);
@@ -403,8 +403,8 @@ final class ServerSessionImpl extends SessionDurableState {
         }
         via.attach(this);
         if (superseded != null) {
-            superseded.carrier.holdEnded(this);
-            superseded.carrier.superseded();
+            superseded.carrier.holdPolicy().holdEnded(this);
+            superseded.carrier.holdPolicy().superseded();
         }
         return outcome;
     }
@@ -454,7 +454,7 @@ final class ServerSessionImpl extends SessionDurableState {
 
     private void completeConnect(EndedHold ended) {
         Carrier via = ended.connect().carrier;
-        via.holdEnded(this);
+        via.holdPolicy().holdEnded(this);
         synchronized (lock) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
@@ -482,7 +482,7 @@ final class ServerSessionImpl extends SessionDurableState {
             }
         }
         if (dropped != null) {
-            failed.holdEnded(this);
+            failed.holdPolicy().holdEnded(this);
         }
     }
 
@@ -549,11 +549,11 @@ final class ServerSessionImpl extends SessionDurableState {
             first = List.of(disconnect);
         }
         if (releasing != null) {
-            releasing.carrier.holdEnded(this);
+            releasing.carrier.holdPolicy().holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
             reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
             parts.sendReply(this, reply, first, releasing.carrier);
-        } else if (tellClient && last != null && last.pushesWhileHeld()) {
+        } else if (tellClient && last != null && last.capabilities().pushesWhileHeld()) {
             last.send(parts.encoded(first));
         }
         return true;

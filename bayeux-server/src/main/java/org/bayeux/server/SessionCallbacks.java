@@ -192,7 +192,7 @@ abstract class SessionCallbacks extends SessionSettings {
      */
     Overflow admit(SessionQueue pending, Carrier carrier, int size, ServerSession sender, ServerMessage message,
             QueueLimitCounters counters) {
-        long backlog = carrier == null ? 0 : carrier.pendingBytes();
+        long backlog = carrier == null ? 0 : carrier.flowControl().pendingBytes();
         if (!pending.isFull(getMaxQueue(), getMaxQueueBytes(), backlog, size)) {
             return Overflow.ENQUEUE;
         }

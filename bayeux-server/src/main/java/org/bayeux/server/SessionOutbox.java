@@ -27,9 +27,9 @@ final class SessionOutbox {
     private LazyFlushTimer lazyFlushTimer;
     /** The queue holds a message that must not wait: a non-lazy one, or lazy ones whose timeout has passed. */
     boolean due;
-    /** A push was handed to the carrier ({@code Carrier.executePush}) and has not run yet. */
+    /** A push was handed to the carrier ({@code FlowControl.executePush}) and has not run yet. */
     boolean pushScheduled;
-    /** A push waits for the carrier's backlog to shrink ({@code Carrier.deferPush}). */
+    /** A push waits for the carrier's backlog to shrink ({@code FlowControl.deferPush}). */
     boolean pushDeferred;
     /** How many messages were taken from the queue for carriers; written under the lock. */
     private volatile long delivered;

@@ -79,7 +79,7 @@ abstract class SessionSettings implements ServerSession {
      *        cookie instead ({@link org.bayeux.server.transport.TransportEngine#isPinned})
      */
     void pinTo(Carrier carrier) {
-        if (pinRequested && pinnedCarrier == null && carrier.isPersistentConnection()) {
+        if (pinRequested && pinnedCarrier == null && carrier.capabilities().persistentConnection()) {
             pinnedCarrier = carrier;
         }
     }

@@ -17,6 +17,8 @@ import org.bayeux.server.test.EngineHarness;
 import org.bayeux.server.test.TestClient;
 import org.bayeux.server.test.TestResponse;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.FlowControl;
 import org.bayeux.server.transport.OutgoingMessages;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -243,7 +245,10 @@ class QueueBytesTest {
     }
 
     /** A socket-like carrier whose write backlog the test sets, subscribed to {@code /q} with a connect held. */
-    private static final class BacklogSocket implements Carrier {
+    private static final class BacklogSocket implements Carrier, FlowControl {
+        private static final CarrierCapabilities CAPABILITIES =
+                CarrierCapabilities.of("websocket").holdingConnects().pushingWhileHeld().piggybacking();
+
         final BayeuxServerImpl server;
         final List<List<ServerMessage>> sent = new CopyOnWriteArrayList<>();
         volatile long backlog;
@@ -291,23 +296,13 @@ class QueueBytesTest {
         }
 
         @Override
-        public String transportName() {
-            return "websocket";
+        public CarrierCapabilities capabilities() {
+            return CAPABILITIES;
         }
 
         @Override
-        public boolean canHoldConnect() {
-            return true;
-        }
-
-        @Override
-        public boolean pushesWhileHeld() {
-            return true;
-        }
-
-        @Override
-        public boolean allowsPiggyback() {
-            return true;
+        public FlowControl flowControl() {
+            return this;
         }
 
         @Override

@@ -19,6 +19,8 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.BayeuxServerImpl;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.HoldPolicy;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
 
@@ -38,7 +40,12 @@ public final class TestClient {
     private final SocketCarrier socket;
     private final AtomicLong ids = new AtomicLong();
     private volatile String clientId;
-    private volatile int maxResponseBytes = Integer.MAX_VALUE;
+    /** What this client's requests can do: long-polling, with {@link #maxResponseBytes(int)}. */
+    private volatile CarrierCapabilities requestCapabilities =
+            CarrierCapabilities.of("long-polling").holdingConnects().piggybacking();
+    /** What this client's socket can do: a WebSocket, with {@link #maxResponseBytes(int)}. */
+    private volatile CarrierCapabilities socketCapabilities =
+            CarrierCapabilities.of("websocket").holdingConnects().pushingWhileHeld().piggybacking();
 
     TestClient(BayeuxServerImpl server, boolean socketMode) {
         this.server = server;
@@ -62,7 +69,8 @@ public final class TestClient {
      * @param maxBytes the most JSON bytes of queued messages this client's carriers take at once
      */
     public void maxResponseBytes(int maxBytes) {
-        this.maxResponseBytes = maxBytes;
+        this.requestCapabilities = requestCapabilities.maxResponseBytes(maxBytes);
+        this.socketCapabilities = socketCapabilities.maxResponseBytes(maxBytes);
     }
 
     /** @return a new message id, unique for this client */
@@ -239,32 +247,17 @@ public final class TestClient {
         }
     }
 
-    private final class RequestCarrier implements Carrier {
+    private final class RequestCarrier implements Carrier, HoldPolicy {
         final CompletableFuture<TestResponse> response = new CompletableFuture<>();
 
         @Override
-        public String transportName() {
-            return "long-polling";
+        public CarrierCapabilities capabilities() {
+            return requestCapabilities;
         }
 
         @Override
-        public boolean canHoldConnect() {
-            return true;
-        }
-
-        @Override
-        public boolean pushesWhileHeld() {
-            return false;
-        }
-
-        @Override
-        public int maxResponseBytes() {
-            return maxResponseBytes;
-        }
-
-        @Override
-        public boolean allowsPiggyback() {
-            return true;
+        public HoldPolicy holdPolicy() {
+            return this;
         }
 
         @Override
@@ -294,28 +287,8 @@ public final class TestClient {
         }
 
         @Override
-        public String transportName() {
-            return "websocket";
-        }
-
-        @Override
-        public boolean canHoldConnect() {
-            return true;
-        }
-
-        @Override
-        public boolean pushesWhileHeld() {
-            return true;
-        }
-
-        @Override
-        public int maxResponseBytes() {
-            return maxResponseBytes;
-        }
-
-        @Override
-        public boolean allowsPiggyback() {
-            return true;
+        public CarrierCapabilities capabilities() {
+            return socketCapabilities;
         }
 
         @Override

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,10 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The applications the standalone server hosts ({@link BayeuxApplication}): those listed in the
  * {@code META-INF/services} files of the jars and folders of {@code --classpath}, loaded with a
- * {@link URLClassLoader} whose parent is the server's own class loader (so that they share the server's API classes),
- * plus the server's own built-in ones it was asked for by name ({@code --demo}: the chat).
+ * {@link URLClassLoader} whose parent is the server's own class loader (so that they share the server's API classes).
  *
- * <p>The server's own class path is not searched for applications otherwise: a jar dropped into the distribution's
+ * <p>The server's own class path is not searched for applications: a jar dropped into the distribution's
  * {@code lib/} is not run. Failures name the application's class and the jar it came from.</p>
  */
 final class Applications implements AutoCloseable {
@@ -85,29 +83,22 @@ final class Applications implements AutoCloseable {
      * Finds, creates and starts the applications.
      *
      * @param classPath the expanded {@code --classpath} ({@link #expand})
-     * @param builtIn class names of the server's own applications to run ({@code --demo})
      * @param server the server they register on
      * @param components what the host runs beside the server, offered by {@link ApplicationContext#component}
      * @return the started applications, to be {@link #close closed} when the server stops
      * @throws ApplicationException naming the application and its jar, when one cannot be loaded or fails to start
      *         (those started before it are stopped)
      */
-    static Applications start(List<Path> classPath, Collection<String> builtIn, BayeuxServer server,
-            List<Object> components) {
+    static Applications start(List<Path> classPath, BayeuxServer server, List<Object> components) {
         URLClassLoader loader = new URLClassLoader("bayeux-apps", urls(classPath),
                 StandaloneServer.class.getClassLoader());
         Applications applications = new Applications(loader);
-        if (classPath.isEmpty() && builtIn.isEmpty()) {
+        if (classPath.isEmpty()) {
             return applications;
         }
-        if (!classPath.isEmpty()) {
-            LOG.info("Looking for applications in {}", classPath);
-        }
+        LOG.info("Looking for applications in {}", classPath);
         try {
             Map<String, String> wanted = listedIn(loader);
-            for (String name : builtIn) {
-                wanted.putIfAbsent(name, "the server's own class path");
-            }
             List<ServiceLoader.Provider<BayeuxApplication>> providers = providers(loader, wanted);
             for (ServiceLoader.Provider<BayeuxApplication> provider : providers) {
                 String name = provider.type().getName();

@@ -22,8 +22,8 @@ import picocli.CommandLine.TypeConversionException;
  * {@code --port 8080}); {@code --set} adds up.</p>
  */
 @Command(name = "bin/bayeux server", sortOptions = false, usageHelpWidth = 110, separator = " ",
-        description = "The standalone server: the Bayeux endpoint at /bayeux and, optionally, static files or the "
-                + "chat demo at /.",
+        description = "The standalone server: the Bayeux endpoint at /bayeux and, optionally, static files at / "
+                + "and application jars.",
         footer = {"", "The Bayeux endpoint is served at /bayeux. Once listening, prints one line on standard output:",
             "  Listening on http://HOST:PORT/ (Bayeux endpoint http://HOST:PORT/bayeux)",
             "with https when TLS is on, and localhost for HOST when bound to every interface.",
@@ -45,10 +45,6 @@ final class ServerCommandLine {
     @Option(names = "--static", paramLabel = "DIR", converter = FolderConverter.class,
             description = "Serve the files of DIR at /.")
     Path staticDir;
-
-    @Option(names = "--demo",
-            description = "Serve the chat demo at / (with its chat service and the ack extension).")
-    boolean demo;
 
     @Option(names = "--classpath", paramLabel = "DIR_OR_JAR",
             description = "Load applications (org.bayeux.server.app.BayeuxApplication, listed in META-INF/services) "

@@ -20,7 +20,6 @@ public final class StandaloneOptions {
     int port = 8080;
     String host = "0.0.0.0";
     Path staticDir;
-    boolean demo;
     /** The --classpath jars and folders, expanded (a folder's jars follow it). */
     java.util.List<Path> classPath = java.util.List.of();
     boolean help;
@@ -68,7 +67,6 @@ public final class StandaloneOptions {
         options.port = line.port;
         options.host = line.host;
         options.staticDir = line.staticDir;
-        options.demo = line.demo;
         options.classPath = Applications.expand(line.classPath());
         for (String name : line.extensions) {
             String trimmed = name.trim();

@@ -8,8 +8,6 @@ import org.bayeux.backplane.redis.RedisBackplaneConfig;
 import org.bayeux.oort.Oort;
 import org.bayeux.server.BayeuxEngine;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
-import org.bayeux.standalone.demo.ChatApplication;
-import org.bayeux.standalone.demo.ChatService;
 import org.bayeux.server.ext.TimesyncExtension;
 import org.bayeux.server.ext.TimestampExtension;
 import org.bayeux.transport.http.TransportConfig;
@@ -31,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The standalone server: a Jetty server with the Bayeux endpoint at {@code /bayeux} and, optionally, a folder of
- * static files (or the built-in demo page) at {@code /}.
+ * static files at {@code /}, and the applications of {@code --classpath}.
  */
 public final class StandaloneServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneServer.class);
@@ -41,7 +39,7 @@ public final class StandaloneServer implements AutoCloseable {
     private final BayeuxEngine engine;
     private final RedisBackplane backplane;
     private final Oort oort;
-    /** The applications of --classpath, and the demo chat with --demo. */
+    /** The applications of --classpath. */
     private final Applications applications;
     private final ConnectionGuard guard;
     private final NetworkConnectionLimit connectionLimit;
@@ -74,11 +72,7 @@ public final class StandaloneServer implements AutoCloseable {
         LOG.info("Starting: port {} on {}, transports {}, cluster {}, drainTimeout {}", options.port, options.host,
                 transports, cluster, GracefulStop.text(shutdown.drainTimeout()));
         engine = BayeuxEngine.create(options.engineConfig);
-        java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
-        if (options.demo) {
-            extensions.add("ack"); // the chat's page asks for it: no message lost across reconnections
-        }
-        for (String extension : extensions) {
+        for (String extension : new java.util.LinkedHashSet<>(options.extensions)) {
             engine.addExtension(newExtension(extension));
         }
         // Redis need not be up yet: the node starts, publishes fail with 503::backplane_unavailable until it is.
@@ -127,11 +121,10 @@ public final class StandaloneServer implements AutoCloseable {
         } else {
             oort = null;
         }
-        // Application code (docs/operations.md): the jars of --classpath, and the demo chat, which is found the same
-        // way (clustered, it asks for the Oort node or the backplane among the components).
+        // Application code (docs/operations.md): the jars of --classpath (clustered, an application may ask for the
+        // Oort node or the backplane among the components).
         try {
-            applications = Applications.start(options.classPath, options.demo
-                    ? java.util.List.of(ChatApplication.class.getName()) : java.util.List.of(), engine,
+            applications = Applications.start(options.classPath, engine,
                     java.util.Arrays.asList(new Object[] {oort, backplane}).stream()
                             .filter(java.util.Objects::nonNull).toList());
         } catch (RuntimeException failed) {
@@ -171,14 +164,14 @@ public final class StandaloneServer implements AutoCloseable {
         // SIGTERM is main()'s shutdown hook, which drains first: Jetty's own hook would stop at once, beside it.
         jetty.setStopAtShutdown(false);
         // Applications stop first, however Jetty is stopped (close(), or stop() after the drain), while the server
-        // and the backplane still run: the demo chat's other nodes drop its members then.
+        // and the backplane still run: a clustered application can still tell the other nodes it leaves.
         jetty.addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
             @Override
             public void lifeCycleStopping(org.eclipse.jetty.util.component.LifeCycle event) {
                 applications.close();
             }
         });
-        Handler statics = StaticFiles.handler(options.staticDir, options.demo, jetty);
+        Handler statics = StaticFiles.handler(options.staticDir, jetty);
         if (statics != null) {
             jetty.setHandler(new Handler.Sequence(new ContextHandler(statics, "/")));
         }
@@ -349,17 +342,7 @@ public final class StandaloneServer implements AutoCloseable {
         return adminConnectionLimit == null ? -1 : adminConnectionLimit.getNetworkConnectionCount();
     }
 
-    /** @return the demo's chat service, or null without {@code --demo} */
-    public ChatService getChat() {
-        return demoChat() == null ? null : demoChat().chat();
-    }
-
-    private ChatApplication demoChat() {
-        return applications.started().stream().filter(ChatApplication.class::isInstance)
-                .map(ChatApplication.class::cast).findFirst().orElse(null);
-    }
-
-    /** @return the applications started ({@code --classpath}, {@code --demo}), in the order they started */
+    /** @return the applications started ({@code --classpath}), in the order they started */
     public java.util.List<org.bayeux.server.app.BayeuxApplication> getApplications() {
         return applications.started();
     }

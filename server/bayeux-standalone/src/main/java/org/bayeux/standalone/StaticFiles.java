@@ -13,7 +13,7 @@ import org.eclipse.jetty.util.resource.Resource;
 import org.eclipse.jetty.util.resource.ResourceFactory;
 
 /**
- * The files served at {@code /}: a {@code --static} folder, or the demo's page. A folder is never listed (a folder
+ * The files served at {@code /}: a {@code --static} folder. A folder is never listed (a folder
  * without {@code index.html} answers 403), and no file or folder whose name starts with a dot is served, at any depth
  * ({@code .env}, {@code .git/config}, {@code .htpasswd}): such files are put in a folder by tools and editors, not
  * for visitors. The one exception is {@code /.well-known/} (RFC 8615), public by definition, though not the
@@ -28,19 +28,14 @@ final class StaticFiles {
 
     /**
      * @param folder the {@code --static} folder, or null
-     * @param demo whether to serve the demo's page instead, when there is no folder
      * @param jetty the server, whose resource factory releases the resources when it stops
      * @return the handler, or null for nothing at {@code /}
      */
-    static Handler handler(Path folder, boolean demo, Server jetty) {
-        Resource base;
-        if (folder != null) {
-            base = ResourceFactory.of(jetty).newResource(folder);
-        } else if (demo) {
-            base = ResourceFactory.of(jetty).newClassLoaderResource("org/bayeux/standalone/demo/");
-        } else {
+    static Handler handler(Path folder, Server jetty) {
+        if (folder == null) {
             return null;
         }
+        Resource base = ResourceFactory.of(jetty).newResource(folder);
         ResourceHandler resources = new ResourceHandler();
         resources.setBaseResource(base);
         resources.setDirAllowed(false);

@@ -7,6 +7,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +32,7 @@ import org.bayeux.server.cluster.ClusterNode;
 import org.bayeux.standalone.admin.AdminConsole;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The admin page's access rules and its snapshots, with our Java client over WebSocket against a real server: off
@@ -49,14 +52,15 @@ class StandaloneAdminTest {
     }
 
     @Test
-    void noTokenNoPage() throws Exception {
-        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--demo").port(0)
-                .host("127.0.0.1"))) {
+    void noTokenNoPage(@TempDir Path site) throws Exception {
+        Files.writeString(site.resolve("index.html"), "<title>a site</title>");
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse("--static", site.toString())
+                .port(0).host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
             assertThat(get(base + "/admin").statusCode()).isEqualTo(404);
             assertThat(get(base + "/admin/").statusCode()).isEqualTo(404);
             assertThat(get(base + "/admin/admin.js").statusCode()).isEqualTo(404);
-            assertThat(get(base + "/").statusCode()).as("the demo is still served").isEqualTo(200);
+            assertThat(get(base + "/").statusCode()).as("the static files are still served").isEqualTo(200);
         }
     }
 
@@ -165,6 +169,38 @@ class StandaloneAdminTest {
             assertThat(snapshot.get("cluster")).isNull();
             assertThat(snapshot).containsKeys("rates", "latency", "queues", "channels", "connectsHeld");
             assertThat(wildcard).as("a wildcard subscriber sees no snapshot").isEmpty();
+        }
+    }
+
+    @Test
+    void anAdminSessionGetsTheEngineDumpOnRequestAndNoOtherSessionDoes() throws Exception {
+        try (StandaloneServer server = new StandaloneServer(StandaloneOptions.parse(Map.of("BAYEUX_ADMIN_TOKEN",
+                TOKEN)).port(0).host("127.0.0.1"))) {
+            String base = "http://127.0.0.1:" + server.getPort();
+            BayeuxClient user = client(base);
+            assertThat(user.handshake(WAIT)).isEqualTo(BayeuxClient.State.CONNECTED);
+            BlockingQueue<Map<String, Object>> userDumps = new LinkedBlockingQueue<>();
+            user.getChannel(AdminConsole.DUMP_CHANNEL).addListener((c, m) -> userDumps.add(m.getDataAsMap()));
+            assertThat(user.getChannel("/room/secret-free").subscribeAsync((c, m) -> { })
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+            Message refused = user.getChannel(AdminConsole.DUMP_CHANNEL).publishAsync(Map.of())
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(refused.isSuccessful()).isFalse();
+            assertThat(refused.get(Message.ERROR_FIELD)).isEqualTo("403:admin_only:publish_denied");
+
+            BayeuxClient admin = client(base);
+            assertThat(admin.handshakeAsync(adminExt(TOKEN)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .isSuccessful()).isTrue();
+            BlockingQueue<Map<String, Object>> dumps = new LinkedBlockingQueue<>();
+            admin.getChannel(AdminConsole.DUMP_CHANNEL).addListener((c, m) -> dumps.add(m.getDataAsMap()));
+            assertThat(admin.getChannel(AdminConsole.DUMP_CHANNEL).publishAsync(Map.of())
+                    .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
+            String dump = (String) next(dumps).get("dump");
+
+            assertThat(dump).startsWith("BayeuxEngine started\n").contains("+- sessions: ")
+                    .contains("|  +- /room/secret-free: 1 subscribers\n").contains("+- cluster: none\n");
+            assertThat(dump).doesNotContain(TOKEN).doesNotContain(user.getId()).doesNotContain(admin.getId());
+            assertThat(userDumps).as("the dump goes to the admin session only").isEmpty();
         }
     }
 

@@ -18,7 +18,6 @@ import org.bayeux.standalone.testapp.AppJar;
 import org.bayeux.standalone.testapp.EchoApplication;
 import org.bayeux.standalone.testapp.FailingApplication;
 import org.bayeux.standalone.testapp.RecordingApplication;
-import org.bayeux.standalone.demo.ChatApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +33,6 @@ class StandaloneApplicationTest {
         Path jar = AppJar.echo(folder.resolve("echo.jar"));
         try (StandaloneServer server = start("--classpath", jar.toString())) {
             assertThat(server.getApplications()).singleElement().isInstanceOf(EchoApplication.class);
-            assertThat(server.getChat()).isNull();
             for (String transport : List.of(ClientTransport.WEBSOCKET, ClientTransport.LONG_POLLING)) {
                 assertThat(echo(server, transport, "ping")).isEqualTo(Map.of("echo", "ping",
                         "greeting", "hello from the jar"));
@@ -94,20 +92,22 @@ class StandaloneApplicationTest {
     void aFolderLoadsEveryJarInIt() throws Exception {
         Path apps = Files.createDirectory(folder.resolve("apps"));
         AppJar.echo(apps.resolve("echo.jar"));
+        new AppJar().withClass(RecordingApplication.class).listing(List.of(RecordingApplication.class.getName()))
+                .writeTo(apps.resolve("recording.jar"));
         Files.writeString(apps.resolve("README.txt"), "not a jar: ignored");
-        try (StandaloneServer server = start("--classpath", apps.toString(), "--demo")) {
+        try (StandaloneServer server = start("--classpath", apps.toString())) {
             assertThat(server.getApplications()).hasSize(2).hasAtLeastOneElementOfType(EchoApplication.class)
-                    .hasAtLeastOneElementOfType(ChatApplication.class);
-            assertThat(server.getChat()).isNotNull();
+                    .hasAtLeastOneElementOfType(RecordingApplication.class);
             assertThat(echo(server, ClientTransport.LONG_POLLING, 7)).containsEntry("echo", 7L);
         }
     }
 
     @Test
-    void withoutClasspathNoApplicationRunsNotEvenTheDemo() throws Exception {
+    void withoutClasspathNoApplicationRunsNotEvenOneListedOnTheServersOwnClassPath() throws Exception {
+        // src/test/resources lists RecordingApplication in the server's own class path's service file.
+        assertThat(Thread.currentThread().getContextClassLoader().getResource(Applications.SERVICE_FILE)).isNotNull();
         try (StandaloneServer server = start()) {
             assertThat(server.getApplications()).isEmpty();
-            assertThat(server.getChat()).isNull();
         }
     }
 

@@ -29,17 +29,12 @@ class StandaloneServerTest {
     }
 
     @Test
-    void servesTheEndpointAndTheDemoPage() throws Exception {
+    void servesTheEndpointAndNothingAtTheRootWithoutStaticFiles() throws Exception {
         try (StandaloneServer server = new StandaloneServer(StandaloneOptions
-                .parse("--demo", "--set", "timeout=5s", "--set", "allowedOrigins=http://a.example").port(0).host("127.0.0.1"))) {
+                .parse("--set", "timeout=5s", "--set", "allowedOrigins=http://a.example").port(0).host("127.0.0.1"))) {
             String base = "http://127.0.0.1:" + server.getPort();
-            ContentResponse page = client.GET(base + "/");
-            assertThat(page.getStatus()).isEqualTo(200);
-            assertThat(page.getContentAsString()).contains("<title>Bayeux chat</title>");
-            ContentResponse library = client.GET(base + "/bayeux-js-client/index.js");
-            assertThat(library.getStatus()).isEqualTo(200);
-            assertThat(library.getHeaders().get("Content-Type")).startsWith("text/javascript");
-            assertThat(server.getChat()).isNotNull();
+            assertThat(client.GET(base + "/").getStatus()).as("no built-in page").isEqualTo(404);
+            assertThat(server.getApplications()).as("no built-in application").isEmpty();
             ContentResponse handshake = client.newRequest(base + "/bayeux/handshake").method("POST")
                     .body(new StringRequestContent("application/json", "[{\"channel\":\"/meta/handshake\","
                             + "\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]")).send();
@@ -121,11 +116,10 @@ class StandaloneServerTest {
         assertThat(defaults.minDataRate).isEqualTo(1024);
         assertThat(defaults.help).isFalse();
 
-        StandaloneOptions options = StandaloneOptions.parse("--port", "8080", "--demo", "--port", "9000",
+        StandaloneOptions options = StandaloneOptions.parse("--port", "8080", "--port", "9000",
                 "--set", "timeout=5s", "--set", "wsIdleTimeout=2m", "--extensions", "timesync,timestamp",
                 "--header-timeout", "1s");
         assertThat(options.port).isEqualTo(9000);
-        assertThat(options.demo).isTrue();
         assertThat(options.engineConfig.timeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.transportConfig.get(org.bayeux.transport.http.TransportConfig.WS_IDLE_TIMEOUT))
                 .isEqualTo(Duration.ofMinutes(2));

@@ -10,7 +10,10 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceRule;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -152,6 +155,32 @@ final class ArchitectureRules {
                 .should().dependOnClassesThat(engineInternals(root))
                 .because("transports reach the engine through its SPI (issue 18 item 1); allow-listed today: "
                         + allowList.size() + " classes");
+    }
+
+    /**
+     * No part holds the facade that built it: in the facade's package, no class but the facade (with its nested
+     * classes) and the classes of {@code builtOnIt} depends on it (its nested types, such as a builder or a listener
+     * interface, may be used). {@code builtOnIt} names what applications build on
+     * the facade (Oort's Seti, replicated objects and services take the node they run on), not its parts.
+     */
+    static ArchRule partsDoNotHoldTheirFacade(String facade, Set<String> builtOnIt) {
+        String packageName = facade.substring(0, facade.lastIndexOf('.'));
+        return noClasses().that().resideInAPackage(packageName)
+                .and(not(inAllowList(Set.of(facade))))
+                .and(not(inAllowList(builtOnIt)))
+                .should(new ArchCondition<JavaClass>("hold, take or call " + facade) {
+                    @Override
+                    public void check(JavaClass type, ConditionEvents events) {
+                        for (Dependency dependency : type.getDirectDependenciesFromSelf()) {
+                            // Naming the facade's class for a logger's category is no hold on it.
+                            if (dependency.getTargetClass().getName().equals(facade)
+                                    && !dependency.getDescription().contains("references class object")) {
+                                events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
+                            }
+                        }
+                    }
+                })
+                .because("parts get their collaborators through constructors, as the engine's do (issue 32)");
     }
 
     /** Allow-list entries whose class is gone or no longer uses the engine's internals. */

@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.Set;
 
 /**
  * Our modules' main classes (every {@code org.bayeux} class on this module's test class path, tests left out) kept
@@ -38,6 +39,24 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule backplanesUseOnlyTheClusterSpi = ArchitectureRules.backplanesUseOnlyTheClusterSpi(ROOT);
+
+    @ArchTest
+    static final ArchRule engineParts = ArchitectureRules.partsDoNotHoldTheirFacade(
+            ROOT + ".server.BayeuxServerImpl", Set.of(ROOT + ".server.BayeuxEngine")); // its factory
+
+    @ArchTest
+    static final ArchRule oortParts = ArchitectureRules.partsDoNotHoldTheirFacade(ROOT + ".oort.Oort",
+            Set.of(ROOT + ".oort.Seti", ROOT + ".oort.OortObject", ROOT + ".oort.OortMap",
+                    ROOT + ".oort.OortList", ROOT + ".oort.OortService", ROOT + ".oort.OortPrimaryService"));
+
+    @ArchTest
+    static final ArchRule redisBackplaneParts = ArchitectureRules.partsDoNotHoldTheirFacade(
+            ROOT + ".backplane.redis.RedisBackplane", Set.of(ROOT + ".backplane.redis.Presence")); // until the presence seam
+
+    @ArchTest
+    static final ArchRule clientParts = ArchitectureRules.partsDoNotHoldTheirFacade(
+            // The loop holds the client only to pass it to state listeners, whose callback names it; it calls nothing on it.
+            ROOT + ".client.BayeuxClient", Set.of(ROOT + ".client.SessionLoop"));
 
     @ArchTest
     static final ArchRule noEngineInternalsOutsideEngine =

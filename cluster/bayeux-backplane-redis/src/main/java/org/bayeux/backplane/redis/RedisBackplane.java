@@ -14,9 +14,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.RedisCodec;
-import io.lettuce.core.codec.StringCodec;
 import org.bayeux.api.server.HistoryAccess;
 import org.bayeux.api.server.HistoryAuthorizer;
 import org.bayeux.server.cluster.Cluster;
@@ -96,8 +93,6 @@ public final class RedisBackplane implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(RedisBackplane.class);
     /** The field of a stream entry that holds the message's JSON. */
     static final String MESSAGE_FIELD = "m";
-    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
     /** Threads that queue recovered messages to sessions (each recovery is bounded by recoveryMaxMessages). */
     private static final int RECOVERY_THREADS = 2;
     /** The field of a publish's {@code ext} whose string makes a retry of it not stored twice. */
@@ -249,7 +244,7 @@ public final class RedisBackplane implements Cluster {
         this.node = Objects.requireNonNull(node, "node");
         running = true;
         publishing.reset();
-        link = RedisLink.create(config, MAX_BACKOFF);
+        link = RedisLink.create(config, RedisLink.MAX_BACKOFF);
         if (sessionStore != null) {
             sessionStore.start();
         }
@@ -508,14 +503,6 @@ public final class RedisBackplane implements Cluster {
     @Override
     public org.bayeux.server.cluster.Presence presence() {
         return presenceSeam;
-    }
-
-    static RedisCodec<String, byte[]> codec() {
-        return CODEC;
-    }
-
-    static Duration maxBackoff() {
-        return MAX_BACKOFF;
     }
 
     @Override

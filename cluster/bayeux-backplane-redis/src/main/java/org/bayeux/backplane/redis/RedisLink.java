@@ -18,6 +18,9 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
@@ -44,6 +47,12 @@ final class RedisLink {
     private final String description;
     /** Connection attempts refused for their credentials since the last that succeeded. */
     private final AtomicLong refusals = new AtomicLong();
+
+    /** Keys are text, values bytes: the backplane's entries are the messages' encoded JSON, never decoded here. */
+    static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+
+    /** The longest wait between two reconnect attempts, of Lettuce's and of the stream readers'. */
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
 
     private RedisLink(ClientResources resources, AbstractRedisClient client, String description) {
         this.resources = resources;
@@ -150,11 +159,11 @@ final class RedisLink {
             Connection connected;
             if (client instanceof RedisClusterClient) {
                 StatefulRedisClusterConnection<String, byte[]> connection =
-                        ((RedisClusterClient) client).connect(RedisBackplane.codec());
+                        ((RedisClusterClient) client).connect(CODEC);
                 connected = new Connection(connection, connection.async(), connection.sync());
             } else {
                 StatefulRedisConnection<String, byte[]> connection =
-                        ((RedisClient) client).connect(RedisBackplane.codec());
+                        ((RedisClient) client).connect(CODEC);
                 connected = new Connection(connection, connection.async(), connection.sync());
             }
             refusals.set(0);

@@ -57,7 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisSessionStore implements SessionStore, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisSessionStore.class);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
     /** The {@code maxInterval} assumed for a session that does not say its own. */
     static final Duration DEFAULT_MAX_INTERVAL = Duration.ofSeconds(10);
     /** The most removed sessions waiting to be deleted; past it they are left to expire. */
@@ -130,7 +129,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             return;
         }
         running = true;
-        link = RedisLink.create(config, MAX_BACKOFF);
+        link = RedisLink.create(config, RedisLink.MAX_BACKOFF);
         Thread thread = new Thread(this::run, "redis-session-store");
         thread.setDaemon(true);
         writer = thread;

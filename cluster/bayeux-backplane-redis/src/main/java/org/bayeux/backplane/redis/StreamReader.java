@@ -137,8 +137,8 @@ final class StreamReader {
                 listener.connectionChanged(index, false);
                 LOG.debug("Redis backplane read failed, retrying in {}", backoff, failure);
                 LockSupport.parkNanos(this, backoff.toNanos());
-                backoff = backoff.multipliedBy(2).compareTo(RedisBackplane.maxBackoff()) > 0
-                        ? RedisBackplane.maxBackoff() : backoff.multipliedBy(2);
+                backoff = backoff.multipliedBy(2).compareTo(RedisLink.MAX_BACKOFF) > 0
+                        ? RedisLink.MAX_BACKOFF : backoff.multipliedBy(2);
             }
         }
         // The connection is closed with the client, by RedisBackplane.stop().

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.json.MalformedJsonException;
+import org.bayeux.api.json.Utf8Validator;
 
 /**
  * The {@link JsonCodec} on Jackson's streaming parser and generator (jackson-core only, no data binding).

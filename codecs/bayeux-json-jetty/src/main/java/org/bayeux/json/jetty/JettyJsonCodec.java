@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import org.bayeux.api.json.JsonCodec;
 import org.bayeux.api.json.MalformedJsonException;
+import org.bayeux.api.json.Utf8Validator;
 
 /**
  * The {@link JsonCodec} on Jetty's {@code org.eclipse.jetty.util.ajax.JSON} (jetty-util-ajax), for applications
@@ -18,8 +19,8 @@ import org.bayeux.api.json.MalformedJsonException;
  * {@link ParseSource}, and every encoding in its own output.</p>
  *
  * <p>Jetty's {@code JSON} reads characters, not bytes, so {@code byte[]} input is decoded first, by
- * {@link Utf8Decoder}, which rejects ill-formed UTF-8 instead of replacing it. Byte output is encoded as it is written, and
- * {@link org.bayeux.api.json.JsonFragment}s are copied into it as bytes.</p>
+ * {@link Utf8Validator#decode}, which rejects ill-formed UTF-8 instead of replacing it. Byte output is encoded as it
+ * is written, and {@link org.bayeux.api.json.JsonFragment}s are copied into it as bytes.</p>
  */
 public final class JettyJsonCodec implements JsonCodec {
     /**
@@ -103,7 +104,7 @@ public final class JettyJsonCodec implements JsonCodec {
     private ParseSource decode(byte[] utf8, int offset, int length) throws MalformedJsonException {
         // UTF-8 never has more characters than bytes.
         char[] chars = new char[length];
-        int decoded = Utf8Decoder.decode(utf8, offset, length, chars);
+        int decoded = Utf8Validator.decode(utf8, offset, length, chars);
         if (decoded < 0) {
             throw new MalformedJsonException("invalid UTF-8 at byte offset " + (-1 - decoded));
         }

@@ -25,16 +25,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin page of the standalone server: its page at {@value #PATH} and its statistics channel
- * {@value #CHANNEL}. Made only when {@code admin.token} is set. Once a second, while at least one admin session is
- * subscribed, one snapshot is built and delivered to each subscriber directly (never published: a wildcard
- * subscriber such as {@code /**} cannot see it).
+ * The admin page of the standalone server: its page at {@value #PATH}, its statistics channel {@value #CHANNEL},
+ * and the engine's text dump on request at {@value #DUMP_CHANNEL}. Made only when {@code admin.token} is set. Once a
+ * second, while at least one admin session is subscribed, one snapshot is built and delivered to each subscriber
+ * directly (never published: a wildcard subscriber such as {@code /**} cannot see it).
  */
 public final class AdminConsole implements AutoCloseable {
     /** The page's path. */
     public static final String PATH = "/admin";
     /** The statistics channel. */
     public static final String CHANNEL = "/bayeux/admin/stats";
+    /** Where an admin session asks for the engine's text dump, and gets it back ({@link AdminDump}). */
+    public static final String DUMP_CHANNEL = "/service/admin/dump";
 
     private static final Logger LOG = LoggerFactory.getLogger(AdminConsole.class);
 
@@ -64,6 +66,12 @@ public final class AdminConsole implements AutoCloseable {
         channel = engine.createChannelIfAbsent(CHANNEL, created -> {
             created.setPersistent(true);
             created.addAuthorizer(access);
+        });
+        AdminDump dump = new AdminDump(engine::dump);
+        engine.createChannelIfAbsent(DUMP_CHANNEL, created -> {
+            created.setPersistent(true);
+            created.addAuthorizer(dump);
+            created.addMessageListener(dump);
         });
         EngineStatistics statistics = engine.statistics();
         previousRecorder = statistics.getDeliveryLatencyRecorder();

@@ -6,6 +6,8 @@ import { BayeuxClient } from './bayeux-js-client/index.js';
 import { LineChart, formatNumber } from './charts.js';
 
 const CHANNEL = '/bayeux/admin/stats';
+/** Where the page asks for the engine's text dump, which comes back on the same channel. */
+const DUMP_CHANNEL = '/service/admin/dump';
 const $ = (id) => document.getElementById(id);
 
 /** @type {BayeuxClient | null} */
@@ -35,6 +37,10 @@ $('login-form').addEventListener('submit', (event) => {
   connect(token);
 });
 
+$('dump-button').addEventListener('click', () => {
+  client?.publish(DUMP_CHANNEL, {});
+});
+
 function connect(token) {
   hideBanner();
   client = new BayeuxClient({ url: new URL('/bayeux', location.href).href, logLevel: 'warn' });
@@ -52,6 +58,9 @@ function connect(token) {
       refused(`The server refused the token (${reply.error ?? 'handshake failed'}).`);
       return;
     }
+    client.addListener(DUMP_CHANNEL, (message) => {
+      $('dump').textContent = typeof message.data?.dump === 'string' ? message.data.dump : '';
+    });
     const subscription = client.subscribe(CHANNEL, (message) => show(message.data));
     subscription.ready.then((answer) => {
       if (!answer.successful) {

@@ -1,7 +1,8 @@
 package org.bayeux.transport.http;
 
 import org.bayeux.api.server.ServerSession;
-import org.bayeux.server.transport.TransportEngine;
+import org.bayeux.server.transport.ClientBindings;
+import org.bayeux.server.transport.TransportServices;
 
 /**
  * The rule of {@link SessionBinding} that both transports apply: whether a carrier that presents a given browser
@@ -14,18 +15,18 @@ import org.bayeux.server.transport.TransportEngine;
  * carrier without it is refused: whoever copied the {@code clientId} alone cannot act as the session.</p>
  */
 public final class CookieBinding {
-    private final TransportEngine engine;
+    private final ClientBindings bindings;
     private final SessionBinding mode;
     private final FirstSocketAdoptions adoptions;
 
     /**
-     * @param engine the engine that records each session's cookie and whether it was shown
+     * @param services the engine's services: its bindings record each session's cookie and whether it was shown
      * @param mode the binding mode
      */
-    public CookieBinding(TransportEngine engine, SessionBinding mode) {
-        this.engine = engine;
+    public CookieBinding(TransportServices services, SessionBinding mode) {
+        this.bindings = services.bindings();
         this.mode = mode;
-        this.adoptions = FirstSocketAdoptions.of(engine);
+        this.adoptions = FirstSocketAdoptions.of(services);
     }
 
     /** @return the binding mode */
@@ -42,9 +43,9 @@ public final class CookieBinding {
      *        false if the server gave it on this response
      */
     public void bind(ServerSession session, String browserId, boolean presented) {
-        engine.bindToBrowser(session, browserId);
-        if (presented && browserId != null && browserId.equals(engine.browserOf(session))) {
-            engine.browserCookieShown(session);
+        bindings.bindToBrowser(session, browserId);
+        if (presented && browserId != null && browserId.equals(bindings.browserOf(session))) {
+            bindings.browserCookieShown(session);
         }
     }
 
@@ -62,10 +63,10 @@ public final class CookieBinding {
             return true;
         }
         if (vouchesFor(session, presentedCookie)) {
-            engine.browserCookieShown(session);
+            bindings.browserCookieShown(session);
             return true;
         }
-        return mode == SessionBinding.COOKIE_ONCE_SHOWN && !engine.hasShownBrowserCookie(session);
+        return mode == SessionBinding.COOKIE_ONCE_SHOWN && !bindings.hasShownBrowserCookie(session);
     }
 
     /**
@@ -74,7 +75,7 @@ public final class CookieBinding {
      * @return true if the cookie is the session's own, or the one given to the socket that adopted it
      */
     public boolean vouchesFor(ServerSession session, String cookie) {
-        return cookie != null && (cookie.equals(engine.browserOf(session))
+        return cookie != null && (cookie.equals(bindings.browserOf(session))
                 || cookie.equals(adoptions.adoptedCookie(session)));
     }
 }

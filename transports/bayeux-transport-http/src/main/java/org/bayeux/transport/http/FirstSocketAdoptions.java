@@ -3,7 +3,7 @@ package org.bayeux.transport.http;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.bayeux.api.server.ServerSession;
-import org.bayeux.server.transport.TransportEngine;
+import org.bayeux.server.transport.TransportServices;
 
 /**
  * Lets a WebSocket opened before its client had a browser cookie take over the session that client just created over
@@ -21,7 +21,7 @@ import org.bayeux.server.transport.TransportEngine;
  * on its upgrade then vouches for the session as the handshake's does: Faye's jar keeps whichever of the two arrived
  * last and sends it on its later requests and sockets, so either must work, whatever order they arrived in.</p>
  *
- * <p>One instance serves every transport of an engine ({@link #of(TransportEngine)}).</p>
+ * <p>One instance serves every transport of an engine ({@link #of(TransportServices)}).</p>
  */
 public final class FirstSocketAdoptions {
     /** Session id to the remote address of its handshake. */
@@ -33,11 +33,11 @@ public final class FirstSocketAdoptions {
     private final ConcurrentHashMap<String, String> adoptedCookies = new ConcurrentHashMap<>();
 
     /**
-     * @param engine the engine whose transports share the marks
+     * @param services the services of the engine whose transports share the marks
      * @return the engine's instance
      */
-    public static FirstSocketAdoptions of(TransportEngine engine) {
-        return engine.transportPart(FirstSocketAdoptions.class, FirstSocketAdoptions::new);
+    public static FirstSocketAdoptions of(TransportServices services) {
+        return services.transportPart(FirstSocketAdoptions.class, FirstSocketAdoptions::new);
     }
 
     /**

@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.HoldPolicy;
 import org.bayeux.server.transport.OutgoingMessages;
 
 /**
  * One HTTP request carrying a batch: it answers once, at once or when the engine releases a held connect.
  */
-final class HttpCarrier implements Carrier {
+final class HttpCarrier implements Carrier, HoldPolicy {
     private static final byte[] JSONP_PREFIX = "/**/".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpTransport transport;
@@ -46,28 +48,14 @@ final class HttpCarrier implements Carrier {
     }
 
     @Override
-    public String transportName() {
-        return callback == null ? HttpTransport.LONG_POLLING : HttpTransport.CALLBACK_POLLING;
+    public CarrierCapabilities capabilities() {
+        return callback == null ? transport.longPolling() : transport.callbackPolling();
     }
 
+    /** @return this request's hold policy: one held connect per browser at a time, and a status when superseded */
     @Override
-    public boolean canHoldConnect() {
-        return true;
-    }
-
-    @Override
-    public boolean pushesWhileHeld() {
-        return false;
-    }
-
-    @Override
-    public int maxResponseBytes() {
-        return transport.config().get(TransportConfig.HTTP_MAX_RESPONSE);
-    }
-
-    @Override
-    public boolean allowsPiggyback() {
-        return callback == null;
+    public HoldPolicy holdPolicy() {
+        return this;
     }
 
     @Override
@@ -151,7 +139,7 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public void attach(ServerSession session) {
-        if (transport.engine().browserOf(session) == null) {
+        if (transport.bindings().browserOf(session) == null) {
             // The session's handshake: it belongs to this request's browser, given a cookie now if it has none.
             boolean presented = browserId != null;
             if (!presented) {
@@ -176,15 +164,15 @@ final class HttpCarrier implements Carrier {
 
     @Override
     public boolean mayCarry(ServerSession session) {
-        if (transport.engine().isPinned(session)) {
+        if (transport.bindings().isPinned(session)) {
             // Pinned over HTTP (over WebSocket the engine refuses every other carrier): its handshake's cookie, as
             // strictly as can be, whatever the mode.
-            return browserId != null && browserId.equals(transport.engine().browserOf(session));
+            return browserId != null && browserId.equals(transport.bindings().browserOf(session));
         }
         if (setBrowserCookie) {
             // The cookie this request's reply is about to set was not sent by the client, so it shows nothing; but a
             // session its handshake bound to it, earlier in this batch, is this client's.
-            return browserId.equals(transport.engine().browserOf(session))
+            return browserId.equals(transport.bindings().browserOf(session))
                     || transport.binding().mayCarry(session, null);
         }
         return transport.binding().mayCarry(session, browserId);

@@ -7,6 +7,8 @@ import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 
 import org.bayeux.server.transport.BadBatchException;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.ClientBindings;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.server.internal.RateLimitedLog;
@@ -37,6 +39,10 @@ public final class HttpTransport {
     private final SessionLimits limits;
     private final FirstSocketAdoptions adoptions;
     private final CookieBinding binding;
+    /** What every long-polling request can do: hold a connect, take piggybacked messages, up to a response's size. */
+    private final CarrierCapabilities longPolling;
+    /** The same for a JSONP request, whose script answers one batch and takes no piggyback. */
+    private final CarrierCapabilities callbackPolling;
 
     /**
      * @param engine the engine
@@ -47,9 +53,14 @@ public final class HttpTransport {
         this.config = config;
         this.cors = new Cors(config.allowedOrigins());
         this.browsers = new BrowserRegistry(config.get(TransportConfig.MAX_SESSIONS_PER_BROWSER));
-        this.limits = SessionLimits.of(engine, config);
-        this.adoptions = FirstSocketAdoptions.of(engine);
-        this.binding = new CookieBinding(engine, config.sessionBinding());
+        this.limits = SessionLimits.of(engine.services(), config);
+        this.adoptions = FirstSocketAdoptions.of(engine.services());
+        this.binding = new CookieBinding(engine.services(), config.sessionBinding());
+        int maxResponseBytes = config.get(TransportConfig.HTTP_MAX_RESPONSE);
+        this.longPolling = CarrierCapabilities.of(LONG_POLLING).holdingConnects().piggybacking()
+                .maxResponseBytes(maxResponseBytes);
+        this.callbackPolling = CarrierCapabilities.of(CALLBACK_POLLING).holdingConnects()
+                .maxResponseBytes(maxResponseBytes);
     }
 
     /** @return the transport names this HTTP transport serves, in advertising order */
@@ -57,6 +68,19 @@ public final class HttpTransport {
         return config.get(TransportConfig.CALLBACK_POLLING)
                 ? List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING, CALLBACK_POLLING)
                 : List.of(LONG_POLLING, CROSS_ORIGIN_LONG_POLLING);
+    }
+
+    CarrierCapabilities longPolling() {
+        return longPolling;
+    }
+
+    CarrierCapabilities callbackPolling() {
+        return callbackPolling;
+    }
+
+    /** @return the bindings of sessions to their browser and carrier, which the engine keeps */
+    ClientBindings bindings() {
+        return engine.services().bindings();
     }
 
     TransportEngine engine() {
@@ -108,7 +132,7 @@ public final class HttpTransport {
                 cors.answerPreflight(exchange);
                 break;
             case "POST":
-                exchange.readBody(engine.getConfig().maxMessageSizeBytes()).whenComplete((body, failure) -> {
+                exchange.readBody(engine.services().getConfig().maxMessageSizeBytes()).whenComplete((body, failure) -> {
                     if (failure != null) {
                         bodyFailed(exchange, failure instanceof CompletionException ? failure.getCause() : failure);
                     } else {

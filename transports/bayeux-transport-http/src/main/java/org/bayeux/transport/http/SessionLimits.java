@@ -14,6 +14,7 @@ import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
 import org.bayeux.server.transport.TransportEngine;
+import org.bayeux.server.transport.TransportServices;
 
 /**
  * Caps the sessions one client may create, whatever transport it handshakes on: live sessions per browser cookie
@@ -28,7 +29,7 @@ import org.bayeux.server.transport.TransportEngine;
  * when the server trusts them (Jetty's {@code ForwardedRequestCustomizer}, the standalone server's
  * {@code --forwarded}). Behind a proxy whose headers are not trusted, every client has the proxy's address.</p>
  *
- * <p>One instance serves every transport of an engine ({@link #of(TransportEngine, TransportConfig)}).</p>
+ * <p>One instance serves every transport of an engine ({@link #of(TransportServices, TransportConfig)}).</p>
  */
 public final class SessionLimits {
     /** The interval advised to a client whose handshake was refused, in milliseconds. */
@@ -54,12 +55,12 @@ public final class SessionLimits {
     }
 
     /**
-     * @param engine the engine whose transports share the limits
+     * @param services the services of the engine whose transports share the limits
      * @param config the configuration of the first transport asking; later ones share its limits
      * @return the engine's limits
      */
-    public static SessionLimits of(TransportEngine engine, TransportConfig config) {
-        return engine.transportPart(SessionLimits.class, () -> new SessionLimits(
+    public static SessionLimits of(TransportServices services, TransportConfig config) {
+        return services.transportPart(SessionLimits.class, () -> new SessionLimits(
                 config.get(TransportConfig.MAX_SESSIONS_PER_COOKIE), config.get(TransportConfig.MAX_SESSIONS_PER_ADDRESS),
                 config.get(TransportConfig.MAX_HANDSHAKES_PER_ADDRESS_PER_SECOND)));
     }

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.transport.BadBatchException;
 import org.bayeux.server.transport.Carrier;
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.FlowControl;
 import org.bayeux.server.transport.IncomingBatch;
 import org.bayeux.server.transport.OutgoingMessages;
 import org.bayeux.server.transport.TransportEngine;
@@ -45,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * starts. That call is handed to the transport's executor: the engine may be calling {@link #send(OutgoingMessages)} under a
  * session's lock on the thread where the failure is noticed.</p>
  */
-public final class SocketCarrier implements Carrier {
+public final class SocketCarrier implements Carrier, FlowControl {
     /** Close code for an unparseable batch or a failure while handling one. */
     public static final int CLOSE_SERVER_ERROR = 1011;
     /** Close code for a binary message. */
@@ -94,35 +96,14 @@ public final class SocketCarrier implements Carrier {
     // ---- Carrier ---------------------------------------------------------------------------------------------
 
     @Override
-    public String transportName() {
-        return SocketTransport.NAME;
+    public CarrierCapabilities capabilities() {
+        return transport.capabilities();
     }
 
+    /** @return this socket's pacing: pushes on its lane, deferred while its write backlog is a frame behind */
     @Override
-    public boolean canHoldConnect() {
-        return true;
-    }
-
-    @Override
-    public boolean pushesWhileHeld() {
-        return true;
-    }
-
-    @Override
-    public boolean isPersistentConnection() {
-        return true;
-    }
-
-    @Override
-    public int maxResponseBytes() {
-        // The engine then never hands over more queued messages than fit one frame, connect replies included
-        // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
-        return transport.maxOutgoingFrameBytes();
-    }
-
-    @Override
-    public boolean allowsPiggyback() {
-        return true;
+    public FlowControl flowControl() {
+        return this;
     }
 
     @Override
@@ -168,7 +149,7 @@ public final class SocketCarrier implements Carrier {
                 return true;
             }
         }
-        if (engine.isPinned(session)) {
+        if (transport.bindings().isPinned(session)) {
             // Pinned: to its handshake's socket, which the engine checks, or, handshaken over HTTP, to no socket.
             return false;
         }
@@ -181,7 +162,7 @@ public final class SocketCarrier implements Carrier {
         // that cookie) is this client's, though the client has not shown the cookie here.
         if (binding.vouchesFor(session, browserId)) {
             if (!browserIdGiven) {
-                engine.browserCookieShown(session);
+                transport.bindings().browserCookieShown(session);
             }
             return true;
         }
@@ -202,7 +183,7 @@ public final class SocketCarrier implements Carrier {
         if (admission != null) {
             admission.bind(session);
         }
-        if (engine.browserOf(session) == null) {
+        if (transport.bindings().browserOf(session) == null) {
             transport.binding().bind(session, browserId, !browserIdGiven);
         }
         transport.adoptions().carriedBySocket(session);
@@ -405,7 +386,7 @@ public final class SocketCarrier implements Carrier {
     }
 
     private void scheduleStallCheck(long delayNanos) {
-        if (engine.schedule(this::checkStall, Duration.ofNanos(delayNanos)) == null) {
+        if (engine.services().schedule(this::checkStall, Duration.ofNanos(delayNanos)) == null) {
             // The engine has stopped; so is the transport.
             stallCheckArmed = 0;
         }

@@ -8,6 +8,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.bayeux.server.transport.CarrierCapabilities;
+import org.bayeux.server.transport.ClientBindings;
 import org.bayeux.server.transport.TransportEngine;
 import org.bayeux.transport.http.BrowserRegistry;
 import org.bayeux.transport.http.CookieBinding;
@@ -46,6 +48,8 @@ public final class SocketTransport {
     private final CookieBinding binding;
     private final SessionLimits limits;
     private final FirstSocketAdoptions adoptions;
+    /** What every socket of this transport can do. */
+    private final CarrierCapabilities capabilities;
 
     /**
      * @param engine the engine
@@ -62,9 +66,18 @@ public final class SocketTransport {
         this.maxOutgoingFrameBytes = config.get(TransportConfig.WS_MAX_FRAME);
         this.handshakeTimeout = config.get(TransportConfig.WS_HANDSHAKE_TIMEOUT);
         this.writeStallTimeout = config.get(TransportConfig.WS_WRITE_STALL_TIMEOUT);
-        this.binding = new CookieBinding(engine, config.sessionBinding());
-        this.limits = SessionLimits.of(engine, config);
-        this.adoptions = FirstSocketAdoptions.of(engine);
+        this.binding = new CookieBinding(engine.services(), config.sessionBinding());
+        this.limits = SessionLimits.of(engine.services(), config);
+        this.adoptions = FirstSocketAdoptions.of(engine.services());
+        // The engine then never hands over more queued messages than fit one frame, connect replies included
+        // (which must stay whole under ack): clients' default limit on an incoming message is 64 KiB.
+        this.capabilities = CarrierCapabilities.of(NAME).holdingConnects().pushingWhileHeld().persistent()
+                .piggybacking().maxResponseBytes(maxOutgoingFrameBytes);
+    }
+
+    /** @return what every socket of this transport can do */
+    CarrierCapabilities capabilities() {
+        return capabilities;
     }
 
     /** @return how sessions are bound to their browser cookie ({@link TransportConfig#SESSION_BINDING}) */
@@ -124,6 +137,11 @@ public final class SocketTransport {
         return new SocketCarrier(this);
     }
 
+    /** @return the bindings of sessions to their browser and carrier, which the engine keeps */
+    ClientBindings bindings() {
+        return engine.services().bindings();
+    }
+
     /** @return the engine */
     public TransportEngine engine() {
         return engine;
@@ -131,7 +149,7 @@ public final class SocketTransport {
 
     /** @return the largest incoming message, in bytes: the engine's {@code maxMessageSizeBytes} */
     public int maxIncomingMessageBytes() {
-        return engine.getConfig().maxMessageSizeBytes();
+        return engine.services().getConfig().maxMessageSizeBytes();
     }
 
     /** @return the size up to which pushed messages are grouped into one text message */
@@ -147,10 +165,10 @@ public final class SocketTransport {
     /** @return how long a socket may stay silent, warning once if it does not exceed the engine's timeout */
     public Duration idleTimeout() {
         Duration idleTimeout = config.get(TransportConfig.WS_IDLE_TIMEOUT);
-        if (idleTimeout.compareTo(engine.getConfig().timeout()) <= 0) {
+        if (idleTimeout.compareTo(engine.services().getConfig().timeout()) <= 0) {
             LOG.warn("{}={} does not exceed the engine's timeout={}: sockets of quiet clients will be closed while "
                     + "their connect is held", TransportConfig.WS_IDLE_TIMEOUT.key(), idleTimeout,
-                    engine.getConfig().timeout());
+                    engine.services().getConfig().timeout());
         }
         return idleTimeout;
     }
@@ -161,7 +179,7 @@ public final class SocketTransport {
      *         only replies to a client that sends without reading its answers come near it.
      */
     long maxPendingBytes() {
-        return engine.getConfig().maxQueueBytes();
+        return engine.services().getConfig().maxQueueBytes();
     }
 
     /** @return how long a socket with bytes to write may accept none before it is dropped */
@@ -219,7 +237,7 @@ public final class SocketTransport {
             return null;
         }
         // On the engine's one timer thread, handed to the transport's executor since closing a socket may block.
-        return engine.schedule(() -> execute(check), handshakeTimeout);
+        return engine.services().schedule(() -> execute(check), handshakeTimeout);
     }
 
     /** @return {@code wsHandshakeTimeout} */

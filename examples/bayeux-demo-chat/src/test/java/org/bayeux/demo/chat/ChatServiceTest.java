@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -75,8 +75,8 @@ final class DemoChatter implements AutoCloseable {
                 assertThat(ann.memberList()).isEqualTo(List.of("Ann", "Bob"));
                 assertThat(bob.memberList()).isEqualTo(List.of("Ann", "Bob"));
             });
-            assertThat(a.getChat().members("lobby")).containsExactly("Ann", "Bob");
-            assertThat(b.getChat().members("lobby")).containsExactly("Ann", "Bob");
+            assertThat(DemoNodes.chatOf(a).chat().members("lobby")).containsExactly("Ann", "Bob");
+            assertThat(DemoNodes.chatOf(b).chat().members("lobby")).containsExactly("Ann", "Bob");
             Message answer = bob.client.remoteCallAsync("/service/chat/members", Map.of("room", "lobby"), WAIT)
                     .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             assertThat(answer.getDataAsMap()).containsEntry("members", List.of("Ann", "Bob"));
@@ -88,8 +88,8 @@ final class DemoChatter implements AutoCloseable {
             assertThat(ann.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Ann");
             // Both nodes keep it (b from the cluster's forward), before the next one, so that their order is known.
             await("the first message in both histories").atMost(WAIT).until(() ->
-                    texts(a.getChat().history().recent("lobby")).equals(List.of("hi Bob"))
-                    && texts(b.getChat().history().recent("lobby")).equals(List.of("hi Bob")));
+                    texts(DemoNodes.chatOf(a).chat().history().recent("lobby")).equals(List.of("hi Bob"))
+                    && texts(DemoNodes.chatOf(b).chat().history().recent("lobby")).equals(List.of("hi Bob")));
             assertThat(bob.client.getChannel("/chat/room/lobby").publishAsync(Map.of("text", "hi Ann"))
                     .get(WAIT.toMillis(), TimeUnit.MILLISECONDS).isSuccessful()).isTrue();
             assertThat(ann.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsEntry("from", "Bob")
@@ -116,8 +116,8 @@ final class DemoChatter implements AutoCloseable {
 
             // Someone who joins late, on either node, gets the room's last messages, whichever node they were sent on.
             await("both messages in both histories").atMost(WAIT).until(() ->
-                    texts(a.getChat().history().recent("lobby")).equals(List.of("hi Bob", "hi Ann"))
-                    && texts(b.getChat().history().recent("lobby")).equals(List.of("hi Bob", "hi Ann")));
+                    texts(DemoNodes.chatOf(a).chat().history().recent("lobby")).equals(List.of("hi Bob", "hi Ann"))
+                    && texts(DemoNodes.chatOf(b).chat().history().recent("lobby")).equals(List.of("hi Bob", "hi Ann")));
             try (DemoChatter carol = new DemoChatter(b, "Carol", ClientTransport.LONG_POLLING)) {
                 Map<String, Object> history = carol.said.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(history).containsEntry("type", "history").containsEntry("room", "lobby");

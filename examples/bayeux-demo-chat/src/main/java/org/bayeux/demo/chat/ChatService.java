@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import java.util.ArrayList;
 import java.util.Collections;

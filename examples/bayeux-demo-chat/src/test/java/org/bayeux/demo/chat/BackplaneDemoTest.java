@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,23 +11,22 @@ import java.util.concurrent.TimeUnit;
 import org.bayeux.api.Message;
 import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.client.transport.ClientTransport;
-import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 
 /**
  * The clustered demo on the Redis backplane ({@code bin/bayeux demo --nodes 2 --backplane …} starts two nodes with
- * these options): two standalone servers with {@code --demo --backplane} on a redis-server of the test's own, a chat
- * client on each: one member list, messages both ways, private messages across; a node that dies loses its members
- * on the other once its presence entries expire; the chat's cluster channel is closed to clients.
+ * these options): two standalone servers with the demo chat and {@code --backplane} on a redis-server of the test's
+ * own, a chat client on each: one member list, messages both ways, private messages across; a node that dies loses
+ * its members on the other once its presence entries expire; the chat's cluster channel is closed to clients.
  */
 class BackplaneDemoTest {
     private static final Duration WAIT = DemoChatter.WAIT;
     private static final Duration PRESENCE_TTL = Duration.ofSeconds(2);
 
     private static StandaloneServer node(RedisProcess redis) throws Exception {
-        return new StandaloneServer(StandaloneOptions.parse("--demo", "--backplane", redis.uri(),
-                "--set", "timeout=5s", "--set", "presenceTtl=" + PRESENCE_TTL.toMillis() + "ms").port(0).host("127.0.0.1"));
+        return DemoNodes.start("--backplane", redis.uri(), "--set", "timeout=5s", "--set",
+                "presenceTtl=" + PRESENCE_TTL.toMillis() + "ms");
     }
 
     private static void bothRead(StandaloneServer a, StandaloneServer b) {
@@ -54,7 +53,7 @@ class BackplaneDemoTest {
                 Message other = ann.client.getChannel("/chat/room/*").subscribeAsync((c, m) -> { })
                         .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(other.isSuccessful()).as("other wildcards stay open").isTrue();
-                assertThat(a.getChat().members("lobby")).containsExactly("Ann");
+                assertThat(DemoNodes.chatOf(a).chat().members("lobby")).containsExactly("Ann");
             }
         }
     }
@@ -78,7 +77,7 @@ class BackplaneDemoTest {
                 long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - halted);
                 assertThat(tookMs).as("not before the expiry, refreshed every third of it").isGreaterThanOrEqualTo(
                         PRESENCE_TTL.toMillis() - PRESENCE_TTL.toMillis() / 3);
-                assertThat(a.getChat().members("lobby")).containsExactly("Ann");
+                assertThat(DemoNodes.chatOf(a).chat().members("lobby")).containsExactly("Ann");
                 Message sent = ann.client.remoteCallAsync("/service/chat/private", Map.of("to", "Bob", "text",
                         "there?"), WAIT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(((Number) sent.getDataAsMap().get("delivered")).intValue()).isZero();

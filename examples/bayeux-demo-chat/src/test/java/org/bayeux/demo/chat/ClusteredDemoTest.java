@@ -1,4 +1,4 @@
-package org.bayeux.standalone.demo;
+package org.bayeux.demo.chat;
 
 import static org.awaitility.Awaitility.await;
 
@@ -7,14 +7,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The clustered demo ({@code bin/bayeux demo --nodes 2} starts two nodes with these options): two standalone servers
- * with {@code --demo} and the Oort flags, a chat client on each; they hear each other, see one member list, and reach
+ * with the demo chat and the Oort flags, a chat client on each; they hear each other, see one member list, and reach
  * each other privately.
  */
 class ClusteredDemoTest {
@@ -22,14 +21,13 @@ class ClusteredDemoTest {
     Path dir;
 
     private StandaloneServer node(Path secret, String seed) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--demo", "--oort-url", "http://127.0.0.1:0/bayeux",
+        List<String> args = new ArrayList<>(List.of("--oort-url", "http://127.0.0.1:0/bayeux",
                 "--oort-secret-file", secret.toString(), "--oort-channels", "/chat/room/*,/chat-cluster/*",
                 "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=5s"));
         if (seed != null) {
             args.addAll(List.of("--oort-seeds", seed));
         }
-        return new StandaloneServer(StandaloneOptions.parse(args.toArray(String[]::new)).port(0)
-                .host("127.0.0.1"));
+        return DemoNodes.start(args.toArray(String[]::new));
     }
 
     @Test

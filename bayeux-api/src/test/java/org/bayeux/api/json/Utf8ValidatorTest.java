@@ -1,4 +1,4 @@
-package org.bayeux.json.jetty;
+package org.bayeux.api.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,10 +16,11 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
- * Checks {@link Utf8Decoder} against the JDK's strict UTF-8 decoder on every sequence of up to three bytes and a
- * broad sample of four-byte ones, at every alignment of the eight-byte ASCII fast path.
+ * Checks {@link Utf8Validator}, its check and its decoding alike, against the JDK's strict UTF-8 decoder on every
+ * sequence of up to three bytes and a broad sample of four-byte ones, at every alignment of the eight-byte ASCII fast
+ * path.
  */
-class Utf8DecoderTest {
+class Utf8ValidatorTest {
     private static final int[] EDGE_BYTES = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
 
     /** Reused across checks: decoding millions of sequences must stay fast. */
@@ -63,7 +64,7 @@ class Utf8DecoderTest {
                 String text = "x".repeat(before) + "\u00e9\u4e2d\uD83D\uDE00" + "y".repeat(after);
                 byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
                 char[] chars = new char[utf8.length];
-                int decoded = Utf8Decoder.decode(utf8, 0, utf8.length, chars);
+                int decoded = Utf8Validator.decode(utf8, 0, utf8.length, chars);
                 assertThat(new String(chars, 0, decoded)).isEqualTo(text);
             }
         }
@@ -74,10 +75,23 @@ class Utf8DecoderTest {
         byte[] utf8 = "[[[[[[[[[[[[ok\u00e9ok".getBytes(StandardCharsets.UTF_8);
         utf8[utf8.length - 3] = (byte) 0xC3;
         utf8[utf8.length - 4] = (byte) 0xFF;
-        assertThat(Utf8Decoder.decode(utf8, 10, utf8.length - 10, new char[utf8.length])).isEqualTo(-1 - 4);
+        assertThat(Utf8Validator.decode(utf8, 10, utf8.length - 10, new char[utf8.length])).isEqualTo(-1 - 4);
     }
 
-    /** Decodes the bytes after an ASCII prefix, at each alignment, and notes any difference from the JDK. */
+    @Test
+    void theOffsetCheckedIsThatOfTheFirstBadSequenceRelativeToTheStart() {
+        byte[] bytes = "0123456789abcdefghij\u00e9klmnop".getBytes(StandardCharsets.UTF_8);
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 0, bytes.length)).isEqualTo(-1);
+        bytes[21] = 'x';
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 3, bytes.length - 3)).isEqualTo(17);
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 3, 17)).isEqualTo(-1);
+        assertThat(Utf8Validator.firstInvalidByte(bytes, 3, 18)).isEqualTo(17);
+    }
+
+    /**
+     * Decodes and checks the bytes after an ASCII prefix, at each alignment, and notes any difference from the JDK,
+     * or between the check and the decoding.
+     */
     private void check(int... sequence) {
         for (int prefix = 0; prefix <= Long.BYTES; prefix += Long.BYTES / 2) {
             byte[] bytes = new byte[prefix + sequence.length];
@@ -87,10 +101,15 @@ class Utf8DecoderTest {
             }
             String expected = jdkDecode(bytes);
             char[] chars = new char[bytes.length];
-            int decoded = Utf8Decoder.decode(bytes, 0, bytes.length, chars);
+            int decoded = Utf8Validator.decode(bytes, 0, bytes.length, chars);
             String actual = decoded < 0 ? null : new String(chars, 0, decoded);
             if (!Objects.equals(expected, actual)) {
                 disagreements.add(hex(sequence) + " after " + prefix + " ASCII: JDK " + expected + ", ours " + actual);
+            }
+            int checked = Utf8Validator.firstInvalidByte(bytes, 0, bytes.length);
+            if (checked != (decoded < 0 ? -1 - decoded : -1)) {
+                disagreements.add(hex(sequence) + " after " + prefix + " ASCII: decoded " + decoded + ", checked "
+                        + checked);
             }
         }
     }
