@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <li>A client names itself in its handshake: {@code "ext":{"chat":{"name":"Ann"}}}. A re-handshake (after a
  *       server restart, say) carries the name again, so nothing else has to be replayed.</li>
  *   <li>Subscribing to {@code /chat/room/<room>} joins the room; unsubscribing, or the end of the session, leaves
- *       it. After each change the service publishes {@code {"type":"members","room":…,"members":[…],"version":n}} on
- *       the room's channel, so a client's own automatic re-subscription brings it back into the member lists. Two
+ *       it. After each change the service delivers {@code {"type":"members","room":…,"members":[…],"version":n}} to
+ *       the room's subscribers, so a client's own automatic re-subscription brings it back into the member lists. Two
  *       changes made at once on two threads may reach a client in either order: {@code version} grows with every
  *       change, so a client keeps the list of the highest version it has seen (since its handshake: the versions
  *       of a restarted server start again).</li>
