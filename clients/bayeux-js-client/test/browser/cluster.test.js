@@ -23,7 +23,7 @@ let secretDir;
 
 function nodeArgs(secretFile, seed) {
   return [...demoArgs(), '--set', 'timeout=5s', '--oort-url', 'http://127.0.0.1:0/bayeux', '--oort-secret-file', secretFile,
-    '--oort-channels', '/chat/room/*', '--set', 'oort.heartbeatInterval=500ms',
+    '--oort-channels', '/chat/room/*,/chat-cluster/*', '--set', 'oort.heartbeatInterval=500ms',
     ...(seed ? ['--oort-seeds', seed] : [])];
 }
 

@@ -4,6 +4,7 @@ import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterListener;
+import org.bayeux.server.cluster.Presence;
 import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.transport.ClientBindings;
@@ -72,6 +73,15 @@ public interface BayeuxEngine extends BayeuxServer, TransportEngine, TransportSe
 
     /** @param listener a listener added before */
     void removeClusterListener(ClusterListener listener);
+
+    /**
+     * Who is here: the sessions subscribed to each plain channel, the users tied to sessions, joins and leaves; across
+     * the cluster if one is {@link #setCluster set} and keeps presence ({@link Cluster#presence()}), else this node's.
+     * Applications use this one seam whatever the engine is joined to.
+     *
+     * @return the presence, the same object at every call once the cluster is set
+     */
+    Presence presence();
 
     /** Starts the timers: the sweep of expired sessions and unused channels. */
     void start();

@@ -32,7 +32,9 @@ import org.bayeux.api.server.SubscriptionListener;
 import org.bayeux.server.cluster.Cluster;
 import org.bayeux.server.cluster.ClusterListener;
 import org.bayeux.server.cluster.InMemorySessionStore;
+import org.bayeux.server.cluster.Presence;
 import org.bayeux.server.cluster.SessionStore;
+import org.bayeux.server.cluster.SingleNodePresence;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.config.InvalidConfigurationException;
 import org.bayeux.server.internal.Callbacks;
@@ -80,6 +82,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private ScheduledFuture<?> sweeper;
     private final Draining draining = new Draining();
     private ScheduledFuture<?> drainWatch;
+    /** Built by the first {@link #presence()} without a cluster's. Guarded by this. */
+    private SingleNodePresence singleNodePresence;
 
     /** Creates an engine with the default configuration. */
     public BayeuxServerImpl() {
@@ -473,6 +477,23 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     @Override
     public SessionStore getSessionStore() {
         return clusterSeam.sessionStore();
+    }
+
+    @Override
+    public Presence presence() {
+        Presence clustered = clusterSeam.presence();
+        if (clustered != null) {
+            return clustered;
+        }
+        synchronized (this) {
+            if (singleNodePresence == null) {
+                // Built on first use: until someone asks, no subscription pays for presence.
+                SingleNodePresence created = new SingleNodePresence(channels::get);
+                events.subscriptionListeners().add(created.subscriptions());
+                singleNodePresence = created;
+            }
+            return singleNodePresence;
+        }
     }
 
     @Override

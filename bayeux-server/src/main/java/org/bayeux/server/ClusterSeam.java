@@ -19,6 +19,7 @@ import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
 import org.bayeux.server.cluster.ClusterUnavailableException;
+import org.bayeux.server.cluster.Presence;
 import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.internal.CallbackList;
 import org.bayeux.server.internal.Callbacks;
@@ -101,6 +102,12 @@ final class ClusterSeam implements ClusterNode {
 
     CallbackList<ClusterListener> listeners() {
         return listeners;
+    }
+
+    /** @return the installed cluster's presence, or null without a cluster or when it keeps none */
+    Presence presence() {
+        Cluster current = cluster;
+        return current == null ? null : current.presence();
     }
 
     /** @return whether a cluster is installed (whose messages may carry positions) */

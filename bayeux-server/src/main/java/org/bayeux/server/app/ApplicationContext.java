@@ -3,6 +3,8 @@ package org.bayeux.server.app;
 import java.util.Optional;
 
 import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.cluster.Presence;
 
 /**
  * What a host offers a {@link BayeuxApplication} when it starts it.
@@ -31,4 +33,18 @@ public interface ApplicationContext {
      *         server's own)
      */
     ClassLoader classLoader();
+
+    /**
+     * Who is here, on this node alone or across whichever cluster the host runs, so that an application needs no
+     * branch per cluster.
+     *
+     * @return the engine's presence seam ({@link BayeuxEngine#presence()}), by default that of {@link #server()}
+     * @throws UnsupportedOperationException if the host's server is not a {@link BayeuxEngine}
+     */
+    default Presence presence() {
+        if (server() instanceof BayeuxEngine engine) {
+            return engine.presence();
+        }
+        throw new UnsupportedOperationException("The host's server keeps no presence: " + server());
+    }
 }

@@ -2,6 +2,7 @@ package org.bayeux.server.cluster;
 
 import java.util.concurrent.CompletionStage;
 
+
 /**
  * What joins an engine to other nodes: a WebSocket mesh (Oort) or a backplane (Redis). An engine has at most one,
  * {@link org.bayeux.server.BayeuxEngine#setCluster set} before it starts; without one, the engine is a single node
@@ -65,5 +66,15 @@ public interface Cluster {
      */
     default boolean isAvailable() {
         return true;
+    }
+
+    /**
+     * Who is here across the cluster, which {@link org.bayeux.server.BayeuxEngine#presence()} answers with.
+     *
+     * @return this cluster's presence, the same object at every call; null by default, when the cluster keeps none
+     *         of its own and the engine answers with its single node's ({@link SingleNodePresence})
+     */
+    default Presence presence() {
+        return null;
     }
 }

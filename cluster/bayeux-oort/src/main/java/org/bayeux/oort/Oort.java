@@ -26,6 +26,7 @@ import org.bayeux.server.cluster.ClusterMember;
 import org.bayeux.server.cluster.ClusterMessage;
 import org.bayeux.server.cluster.ClusterNode;
 import org.bayeux.server.cluster.ClusterRefusedException;
+import org.bayeux.server.cluster.Presence;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -449,6 +450,25 @@ public final class Oort implements Cluster {
     /** @return messages to and from joined peers on {@code /service/oort/<service>}, for services on the mesh */
     public PeerMessaging messaging() {
         return messaging;
+    }
+
+    private OortPresence presence;
+
+    /** @return who is here across the mesh, the engine's presence seam ({@link Seti} is a view of it) */
+    @Override
+    public Presence presence() {
+        return meshPresence();
+    }
+
+    /**
+     * @return the node's presence, started by the first call (its service, membership and subscription listeners),
+     *         and by the first after {@link Seti#stop()} stopped it
+     */
+    synchronized OortPresence meshPresence() {
+        if (presence == null || presence.isStopped()) {
+            presence = new OortPresence(messaging, engine, config.peerTimeout());
+        }
+        return presence;
     }
 
     /** @return the engine this node joins to the cluster */

@@ -25,6 +25,7 @@ import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SubscriptionListener;
+import org.bayeux.server.cluster.PresenceEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * removes its entries. Joins and leaves, the expired ones
  * included, are appended to the channel's fan-out stream by the same scripts, so every node tells its
  * {@link PresenceListener}s of each one once, in the channel's order.
+ *
+ * <p>It also keeps the engine's presence seam ({@link RedisPresence}): an entry's value is its node id, followed by
+ * {@value #SEPARATOR_NAME} and the user its session is tied to, if any; and a user with a session on this node has an
+ * entry of its own in {@link #USERS}, a channel no session can subscribe to, refreshed, expired and swept like the
+ * others. The backplane's own listeners and {@link #members} see node ids only, as before.</p>
  */
 final class Presence implements SubscriptionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Presence.class);
@@ -115,7 +121,19 @@ final class Presence implements SubscriptionListener {
     /** The cap of {@link #budget(int)}. */
     static final int MAX_BUDGET = 1000;
 
+    /**
+     * The entries of users present on a node, kept as those of a channel no session can subscribe to: a field
+     * {@code <node><SEPARATOR><user>} per user with a session on that node, so that the TTL, refresh and sweep of
+     * channels keep users too.
+     */
+    static final String USERS = "/meta/presence/users";
+    /** Between a node id and a user id, in an entry's value and in a user's field (node ids are alphanumeric). */
+    static final char SEPARATOR = '\u001f';
+    /** How {@link #SEPARATOR} is named in this class's documentation. */
+    static final String SEPARATOR_NAME = "U+001F";
+
     private final RedisBackplane backplane;
+    private final RedisPresence seam;
     private final StreamShards shards;
     private final RedisBackplaneConfig config;
     private final String nodeId;
@@ -147,13 +165,18 @@ final class Presence implements SubscriptionListener {
     private int sweepFrom;
     private volatile ScheduledExecutorService timer;
 
-    Presence(RedisBackplane backplane, StreamShards shards, RedisBackplaneConfig config, String nodeId) {
+    Presence(RedisBackplane backplane, RedisPresence seam, StreamShards shards, RedisBackplaneConfig config,
+            String nodeId) {
         this.backplane = backplane;
+        this.seam = seam;
         this.shards = shards;
         this.config = config;
         this.nodeId = nodeId;
         this.budget = budget(config.maxPendingPublishes());
         this.inFlight = new Semaphore(budget);
+        for (String user : seam.localUserIds()) {
+            local.computeIfAbsent(USERS, n -> ConcurrentHashMap.newKeySet()).add(userField(user));
+        }
     }
 
     /**
@@ -236,12 +259,50 @@ final class Presence implements SubscriptionListener {
 
     @Override
     public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-        if (!tracked(channel)) {
-            return;
+        if (tracked(channel)) {
+            join(channel.getId(), session.getId(), valueOf(session.getId()));
         }
-        String name = channel.getId();
+    }
+
+    /**
+     * @param sessionId a session of this node
+     * @return its entries' value: this node's id, and the user it is tied to if any
+     */
+    private String valueOf(String sessionId) {
+        String user = seam.userOf(sessionId);
+        return user == null ? nodeId : nodeId + SEPARATOR + user;
+    }
+
+    private String userField(String user) {
+        return nodeId + SEPARATOR + user;
+    }
+
+    /** A user has its first session on this node: its entry is written (and refreshed from now on). */
+    void userPresent(String user) {
+        join(USERS, userField(user), nodeId);
+    }
+
+    /** A user's last session on this node went: its entry is removed. */
+    void userAbsent(String user) {
+        leave(USERS, userField(user));
+    }
+
+    /**
+     * A session's tie changed: its entries are written again with the new value (no join event: the entries exist).
+     *
+     * @param sessionId the session
+     * @param channels the plain channels it is subscribed to
+     */
+    void retie(String sessionId, List<String> channels) {
+        String value = valueOf(sessionId);
+        for (String channel : channels) {
+            join(channel, sessionId, value);
+        }
+    }
+
+    private void join(String channel, String field, String value) {
         synchronized (updates) {
-            local.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(session.getId());
+            local.computeIfAbsent(channel, n -> ConcurrentHashMap.newKeySet()).add(field);
             RedisLink.Connection connection = backplane.connection();
             if (connection == null) {
                 return;
@@ -250,19 +311,21 @@ final class Presence implements SubscriptionListener {
                 joinsDeferred.incrementAndGet();
                 return;
             }
-            send(connection, JOIN, JOIN_SHA, joinKeys(name), joinArgs(name, List.of(session.getId())));
+            send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, value, List.of(field)));
         }
     }
 
     @Override
     public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-        if (!tracked(channel)) {
-            return;
+        if (tracked(channel)) {
+            leave(channel.getId(), session.getId());
         }
-        String name = channel.getId();
+    }
+
+    private void leave(String name, String field) {
         synchronized (updates) {
             local.computeIfPresent(name, (n, sessions) -> {
-                sessions.remove(session.getId());
+                sessions.remove(field);
                 return sessions.isEmpty() ? null : sessions;
             });
             RedisLink.Connection connection = backplane.connection();
@@ -274,7 +337,7 @@ final class Presence implements SubscriptionListener {
                 return;
             }
             send(connection, LEAVE, LEAVE_SHA, new String[] {shards.presenceKeyOf(name),
-                shards.presenceExpiryKeyOf(name), shards.keyOf(name)}, List.of(session.getId(), name,
+                shards.presenceExpiryKeyOf(name), shards.keyOf(name)}, List.of(field, name,
                     Integer.toString(config.streamMaxLength())));
         }
     }
@@ -284,9 +347,10 @@ final class Presence implements SubscriptionListener {
             shards.presenceChannelsKey(channel), shards.keyOf(channel)};
     }
 
-    private List<String> joinArgs(String channel, List<String> sessions) {
+    /** @param value each entry's value: the node's id, with the user's after {@link #SEPARATOR} if tied */
+    private List<String> joinArgs(String channel, String value, List<String> sessions) {
         List<String> args = new ArrayList<>(4 + sessions.size());
-        args.add(nodeId);
+        args.add(value);
         args.add(Long.toString(config.presenceTtl().toMillis()));
         args.add(channel);
         args.add(Integer.toString(config.streamMaxLength()));
@@ -351,16 +415,27 @@ final class Presence implements SubscriptionListener {
                 synchronized (updates) {
                     // Only those still subscribed, checked and sent under the lock that a leave takes too.
                     Set<String> current = local.get(channel);
-                    List<String> live = new ArrayList<>(chunk.size());
+                    // One call per value (sessions tied to different users have different ones): the first takes
+                    // the permits acquired, the others one of the budget each if there is one, else the next round.
+                    Map<String, List<String>> byValue = new LinkedHashMap<>();
                     for (String session : chunk) {
                         if (current != null && current.contains(session)) {
-                            live.add(session);
+                            byValue.computeIfAbsent(USERS.equals(channel) ? nodeId : valueOf(session),
+                                    v -> new ArrayList<>(chunk.size())).add(session);
                         }
                     }
-                    if (live.isEmpty()) {
+                    if (byValue.isEmpty()) {
                         release(true);
-                    } else {
-                        send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, live), true);
+                    }
+                    boolean round = true;
+                    for (Map.Entry<String, List<String>> group : byValue.entrySet()) {
+                        if (round || inFlight.tryAcquire()) {
+                            send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, group.getKey(),
+                                    group.getValue()), round);
+                        } else {
+                            joinsDeferred.incrementAndGet();
+                        }
+                        round = false;
                     }
                 }
             }
@@ -450,6 +525,18 @@ final class Presence implements SubscriptionListener {
 
     /** @return session id to node id, of the live entries of a channel */
     CompletableFuture<Map<String, String>> members(String channel) {
+        return values(channel).thenApply(values -> {
+            Map<String, String> members = new LinkedHashMap<>();
+            values.forEach((session, value) -> members.put(session, split(value)[0]));
+            return members;
+        });
+    }
+
+    /**
+     * @param channel a plain channel, or {@link #USERS}
+     * @return each live entry's field (a session id, or a user's {@code node<SEPARATOR>user}) to its value
+     */
+    CompletableFuture<Map<String, String>> values(String channel) {
         RedisLink.Connection connection = backplane.connection();
         if (connection == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis"));
@@ -465,10 +552,24 @@ final class Presence implements SubscriptionListener {
                 });
     }
 
-    /** Tells the listeners of a presence event read from a fan-out stream. */
+    /**
+     * Tells the listeners of a presence event read from a fan-out stream: the seam's of every event, the backplane's
+     * of channels' events (not users').
+     */
     void deliver(Map<String, byte[]> body) {
-        PresenceEvent event = new PresenceEvent(text(body.get("c")), text(body.get("s")), text(body.get("n")),
-                "join".equals(text(body.get(EVENT_FIELD))));
+        String channel = text(body.get("c"));
+        boolean joined = "join".equals(text(body.get(EVENT_FIELD)));
+        if (USERS.equals(channel)) {
+            String[] field = split(text(body.get("s")));
+            seam.fire(new org.bayeux.server.cluster.PresenceEvent(null, new PresenceEntry(null, field[1], field[0]),
+                    joined));
+            return;
+        }
+        String session = text(body.get("s"));
+        String[] value = split(text(body.get("n")));
+        seam.fire(new org.bayeux.server.cluster.PresenceEvent(channel, new PresenceEntry(session, value[1], value[0]),
+                joined));
+        PresenceEvent event = new PresenceEvent(channel, session, value[0], joined);
         for (PresenceListener listener : listeners) {
             try {
                 listener.presence(event);
@@ -476,6 +577,15 @@ final class Presence implements SubscriptionListener {
                 LOG.warn("A presence listener failed", failure);
             }
         }
+    }
+
+    /**
+     * @param value an entry's value ({@code node}, or {@code node<SEPARATOR>user}) or a user's field
+     * @return the node id, and the user id or null
+     */
+    static String[] split(String value) {
+        int at = value.indexOf(SEPARATOR);
+        return at < 0 ? new String[] {value, null} : new String[] {value.substring(0, at), value.substring(at + 1)};
     }
 
     private static String text(Object value) {

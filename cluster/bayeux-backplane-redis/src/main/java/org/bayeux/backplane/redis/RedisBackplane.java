@@ -114,6 +114,8 @@ public final class RedisBackplane implements Cluster {
     private final String nodeId = HistoryStore.newEpoch();
     private final List<PresenceListener> presenceListeners = new CopyOnWriteArrayList<>();
     private volatile Presence presence;
+    /** The engine's presence seam on this backplane ({@link #presence()}): the same across restarts. */
+    private final RedisPresence presenceSeam;
     private final ShardReads shardReads;
     private volatile ClusterNode node;
     private volatile boolean running;
@@ -196,6 +198,8 @@ public final class RedisBackplane implements Cluster {
         this.sessionStore = config.sessionStore() ? new RedisSessionStore(config, nodeId) : null;
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
         this.shardReads = new ShardReads(shards, config, publishing, shard -> wakeReaders());
+        this.presenceSeam = new RedisPresence(nodeId, () -> presence, shardReads::listenerAdded,
+                shardReads::listenerRemoved, config.operationTimeout());
         this.calls = new HistoryCalls(config, shards);
     }
 
@@ -271,7 +275,7 @@ public final class RedisBackplane implements Cluster {
             }
         });
         node.server().addExtension(recovery);
-        Presence tracker = new Presence(this, shards, config, nodeId);
+        Presence tracker = new Presence(this, presenceSeam, shards, config, nodeId);
         tracker.listeners().addAll(presenceListeners);
         presence = tracker;
         node.server().addSubscriptionListener(tracker);
@@ -490,6 +494,15 @@ public final class RedisBackplane implements Cluster {
         Presence tracker = presence;
         return tracker == null ? CompletableFuture.failedFuture(new IllegalStateException("not started"))
                 : tracker.members(channel).orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * @return the engine's presence seam on this backplane: channels' entries with their sessions' users, users
+     *         present on any node, and every join and leave, from Redis ({@link org.bayeux.server.cluster.Presence})
+     */
+    @Override
+    public org.bayeux.server.cluster.Presence presence() {
+        return presenceSeam;
     }
 
     @Override

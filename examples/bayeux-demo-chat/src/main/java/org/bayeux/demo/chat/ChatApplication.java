@@ -1,9 +1,6 @@
 package org.bayeux.demo.chat;
 
 import org.bayeux.api.server.BayeuxServer;
-import org.bayeux.backplane.redis.RedisBackplane;
-import org.bayeux.oort.Oort;
-import org.bayeux.oort.Seti;
 import org.bayeux.server.app.ApplicationContext;
 import org.bayeux.server.app.BayeuxApplication;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
@@ -13,13 +10,12 @@ import org.bayeux.server.ext.AcknowledgedMessagesExtension;
  * {@code --classpath}, as the server loads any application's jar, and finds this class in the jar's
  * {@code META-INF/services}. Its page asks for the {@code ack} extension (no message lost across reconnections):
  * {@code bin/bayeux demo} gives {@code --extensions ack}, and on a host that did not install it the application adds
- * it itself. On an Oort node (the host offers
- * {@link Oort}) its member lists and private messages span the nodes through {@link Seti}; on a Redis backplane (the
- * host offers {@link RedisBackplane}) through {@link BackplaneChat}'s rosters; alone, it is one node's chat.
+ * it itself. It asks nothing of the cluster but the engine's presence seam ({@link ApplicationContext#presence()}):
+ * the same chat runs on one node, on an Oort mesh and on a Redis backplane, its member lists and private messages
+ * spanning whatever nodes there are.
  */
 public final class ChatApplication implements BayeuxApplication {
     private volatile ChatService chat;
-    private volatile BackplaneChat backplaneChat;
 
     /** Created by {@link java.util.ServiceLoader}. */
     public ChatApplication() {
@@ -32,32 +28,11 @@ public final class ChatApplication implements BayeuxApplication {
         if (server.getExtensions().stream().noneMatch(AcknowledgedMessagesExtension.class::isInstance)) {
             server.addExtension(new AcknowledgedMessagesExtension());
         }
-        Oort oort = context.component(Oort.class).orElse(null);
-        if (oort != null) {
-            chat = new ChatService(server, new SetiChat(new Seti(oort)));
-        } else if (context.component(RedisBackplane.class).isPresent()) {
-            backplaneChat = new BackplaneChat(server);
-            chat = new ChatService(server, backplaneChat);
-        } else {
-            chat = new ChatService(server);
-        }
-    }
-
-    /** First thing when the server stops, while the backplane still runs: the other nodes drop this node's members. */
-    @Override
-    public void stop() {
-        if (backplaneChat != null) {
-            backplaneChat.close();
-        }
+        chat = new ChatService(server, context.presence());
     }
 
     /** @return the chat service, once started */
     public ChatService chat() {
         return chat;
-    }
-
-    /** @return the chat's part on the backplane, or null when not on one */
-    public BackplaneChat backplaneChat() {
-        return backplaneChat;
     }
 }

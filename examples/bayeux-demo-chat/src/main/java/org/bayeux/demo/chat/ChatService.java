@@ -2,24 +2,32 @@ package org.bayeux.demo.chat;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 
+import org.bayeux.api.ChannelId;
+import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
 import org.bayeux.api.client.ClientSessionChannel;
-import org.bayeux.api.Message;
 import org.bayeux.api.server.BayeuxServer;
+import org.bayeux.api.server.SecurityPolicy;
 import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionListener;
-import org.bayeux.api.server.SubscriptionListener;
 import org.bayeux.server.BayeuxService;
+import org.bayeux.server.cluster.Presence;
+import org.bayeux.server.cluster.PresenceEntry;
+import org.bayeux.server.cluster.PresenceEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The server side of the demo chat: names, rooms and their members, and private messages.
@@ -28,8 +36,8 @@ import org.bayeux.server.BayeuxService;
  *   <li>A client names itself in its handshake: {@code "ext":{"chat":{"name":"Ann"}}}. A re-handshake (after a
  *       server restart, say) carries the name again, so nothing else has to be replayed.</li>
  *   <li>Subscribing to {@code /chat/room/<room>} joins the room; unsubscribing, or the end of the session, leaves
- *       it. After each change the service publishes {@code {"type":"members","room":…,"members":[…],"version":n}} on
- *       the room's channel, so a client's own automatic re-subscription brings it back into the member lists. Two
+ *       it. After each change the service delivers {@code {"type":"members","room":…,"members":[…],"version":n}} to
+ *       the room's subscribers, so a client's own automatic re-subscription brings it back into the member lists. Two
  *       changes made at once on two threads may reach a client in either order: {@code version} grows with every
  *       change, so a client keeps the list of the highest version it has seen (since its handshake: the versions
  *       of a restarted server start again).</li>
@@ -49,122 +57,75 @@ import org.bayeux.server.BayeuxService;
  *       that name, and answers {@code {"delivered":n}}.</li>
  * </ul>
  *
- * <p>Clustered ({@link #ChatService(BayeuxServer, Cluster)}), the member lists and private messages span the nodes:
- * the {@link Cluster} is told of every local change and answers the room's members on every node; member lists are
- * then delivered to this node's subscribers of the room only (each node sends its own, so a client's versions come
- * from one node and grow), and a private message reaches the name's sessions on every node ({@code delivered} is 1
- * when at least one node has the name, else 0). Room messages themselves cross the nodes by the cluster's
- * forwarding of {@code /chat/room/*}. The history is kept by every node from the room messages it receives (its
- * local session subscribes to {@code /chat/room/*}, so it also receives those the cluster forwards): a node started
- * after some messages were sent does not have them.</p>
+ * <p>Rooms, names and private messages go through the engine's presence seam ({@link Presence}), the same on a
+ * single node, on an Oort mesh and on a Redis backplane: a name is the user tied to its session at handshake, a room's
+ * members are the names of the sessions subscribed to its channel on every node (sorted, each once), and every join
+ * or leave of a room on any node makes this node send its own subscribers of the room the new list, with its own
+ * growing version (so a client's versions come from one node). A private message reaches the name's sessions on this
+ * node at once and, when the name is present, travels to the other nodes on {@value #PRIVATE_CHANNEL}, a channel only
+ * the server's sessions may use ({@code delivered} is how many sessions here got it, or 1 if none here but the name
+ * is present elsewhere, else 0). Room messages themselves cross the nodes by the cluster's forwarding of
+ * {@code /chat/room/*}. The history is kept by every node from the room messages it receives (its local session
+ * subscribes to {@code /chat/room/*}, so it also receives those the cluster forwards): a node started after some
+ * messages were sent does not have them.</p>
+ *
+ * <p>Presence that a backplane answers from Redis comes later: the member lists then follow the events by a read, the
+ * members call and {@link #members} answer the list of the room's last read, and the private call whether the name
+ * was present at the last user event.</p>
  */
 public final class ChatService extends BayeuxService {
     /** The session attribute holding the chat name. */
     public static final String NAME_ATTRIBUTE = "chat.name";
+    private static final Logger LOG = LoggerFactory.getLogger(ChatService.class);
     /** The prefix of room channels. */
     public static final String ROOM_PREFIX = "/chat/room/";
     static final int MAX_NAME_LENGTH = 32;
     static final int MAX_TEXT_LENGTH = 2000;
     private static final Pattern ROOM_NAME = Pattern.compile("[A-Za-z0-9_\\-]{1,40}");
 
-    /** Room name → its members, in joining order. Guarded by itself. */
-    private final Map<String, Set<ServerSession>> rooms = new TreeMap<>();
-    /** How many membership changes there have been, in all rooms. Guarded by {@link #rooms}. */
-    private long membersVersion;
-    /** Null for one node. */
-    private final Cluster cluster;
+    /** Where private messages for other nodes' sessions travel: the server's own sessions only. */
+    public static final String PRIVATE_CHANNEL = "/chat-cluster/private";
+    private static final String CLUSTER_PREFIX = "/chat-cluster/";
+    private static final ChannelId PRIVATE_ID = ChannelId.of(PRIVATE_CHANNEL);
+
+    private final Presence presence;
     private final ChatHistory history;
+    /** How many member-list changes this node has seen, in all rooms. Guarded by {@link #lists}. */
+    private long membersVersion;
+    /** Each room's names as last read, for a presence answered later. Guarded by itself. */
+    private final Map<String, List<String>> lists = new HashMap<>();
+    /** The users present as last read, for a presence answered later. */
+    private volatile Set<String> users = Set.of();
 
     /**
-     * What a clustered chat needs from the cluster: where names and room memberships of this node are shared, and
-     * the members of a room on every node are read. Calls come from the threads of the sessions' changes.
+     * @param server the server to serve
+     * @param presence who is here: the engine's ({@code engine.presence()})
      */
-    public interface Cluster {
-        /**
-         * @param chat the service, to be told of other nodes' changes ({@link #membersChanged})
-         */
-        void attach(ChatService chat);
-
-        /** A session of this node named itself. */
-        void named(String name, ServerSession session);
-
-        /** A named session of this node joined a room. */
-        void joined(String room, String name, ServerSession session);
-
-        /** A named session of this node left a room (or ended). */
-        void left(String room, String name, ServerSession session);
-
-        /**
-         * @param room a room
-         * @return the names in it on every node, sorted, each once
-         */
-        List<String> members(String room);
-
-        /**
-         * @param to a name
-         * @param note the private message
-         * @return whether a session of that name is on this node or the message was sent to a node that has one
-         */
-        boolean sendPrivate(String to, Map<String, Object> note);
-    }
-
-    /** @param server the server to serve */
-    public ChatService(BayeuxServer server) {
-        this(server, null);
+    public ChatService(BayeuxServer server, Presence presence) {
+        this(server, presence, new ChatHistory());
     }
 
     /**
      * @param server the server to serve
-     * @param cluster where rooms and names are shared with the other nodes; null for one node
-     */
-    public ChatService(BayeuxServer server, Cluster cluster) {
-        this(server, cluster, new ChatHistory());
-    }
-
-    /**
-     * @param server the server to serve
-     * @param cluster where rooms and names are shared with the other nodes; null for one node
+     * @param presence who is here: the engine's ({@code engine.presence()})
      * @param history where the last messages of the rooms are kept
      */
-    public ChatService(BayeuxServer server, Cluster cluster, ChatHistory history) {
+    public ChatService(BayeuxServer server, Presence presence, ChatHistory history) {
         super(server, "chat");
-        this.cluster = cluster;
+        this.presence = presence;
         this.history = history;
+        server.setSecurityPolicy(new Guard(server.getSecurityPolicy()));
         server.addSessionListener(new SessionListener() {
             @Override
             public void sessionAdded(ServerSession session, ServerMessage handshake) {
                 String name = nameIn(handshake);
                 if (name != null) {
                     session.setAttribute(NAME_ATTRIBUTE, name);
-                    if (cluster != null) {
-                        cluster.named(name, session);
-                    }
-                }
-            }
-
-            @Override
-            public void sessionRemoved(ServerSession session, ServerMessage message, boolean expired) {
-                leaveAll(session);
-            }
-        });
-        server.addSubscriptionListener(new SubscriptionListener() {
-            @Override
-            public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-                String room = roomOf(channel.getId());
-                if (room != null && nameOf(session) != null && change(room, session, true)) {
-                    sendHistory(room, session);
-                    publishMembers(room);
-                }
-            }
-
-            @Override
-            public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-                String room = roomOf(channel.getId());
-                if (room != null && change(room, session, false)) {
-                    publishMembers(room);
+                    presence.associate(name, session);
                 }
             }
         });
+        presence.addListener(this::changed);
         server.createChannelIfAbsent(ROOM_PREFIX + "*", channel -> channel.setPersistent(true))
                 .addMessageListener(this::stampChatMessage);
         addService("/service/chat/members", (requester, request) -> {
@@ -175,18 +136,53 @@ public final class ChatService extends BayeuxService {
         addService("/service/chat/history", (requester, request) -> historyMessage(roomIn(request)));
         // Every room message, published here or forwarded by the cluster, reaches this subscription once stamped.
         getLocalSession().getChannel(ROOM_PREFIX + "*").subscribe(this::remember, null);
-        if (cluster != null) {
-            cluster.attach(this);
-        }
+        getLocalSession().getChannel(PRIVATE_CHANNEL).subscribe(this::onPrivate, null);
+        presence.userIds().thenAccept(present -> users = present);
     }
 
     /**
-     * Another node's members of a room changed: this node's subscribers of the room get the new list.
-     *
-     * @param room the room
+     * A join or a leave on some node: a named session's of a room makes this node's subscribers of the room get the
+     * new list (the joiner, if it is on this node, the room's history first); a user's refreshes the users present.
      */
-    public void membersChanged(String room) {
-        publishMembers(room);
+    private void changed(PresenceEvent event) {
+        if (event.channel() == null) {
+            presence.userIds().thenAccept(present -> users = present);
+            return;
+        }
+        String room = roomOf(event.channel());
+        if (room == null || event.entry().userId() == null) {
+            return;
+        }
+        if (event.joined() && event.on(presence.nodeId())) {
+            ServerSession joiner = getServer().getSession(event.entry().sessionId());
+            if (joiner != null && nameOf(joiner) != null) {
+                sendHistory(room, joiner);
+            }
+        }
+        long version;
+        synchronized (lists) {
+            version = ++membersVersion;
+        }
+        presence.members(ROOM_PREFIX + room).thenAccept(entries -> {
+            List<String> names = names(entries);
+            synchronized (lists) {
+                lists.put(room, names);
+            }
+            publishMembers(room, names, version);
+        }).exceptionally(failure -> {
+            LOG.debug("The members of room {} could not be read: {}", room, failure.toString());
+            return null;
+        });
+    }
+
+    private static List<String> names(List<PresenceEntry> entries) {
+        Set<String> names = new TreeSet<>();
+        for (PresenceEntry entry : entries) {
+            if (entry.userId() != null) {
+                names.add(entry.userId());
+            }
+        }
+        return new ArrayList<>(names);
     }
 
     private boolean stampChatMessage(ServerSession sender, ServerChannel channel, ServerMessage.Mutable message) {
@@ -266,9 +262,23 @@ public final class ChatService extends BayeuxService {
         note.put("to", to);
         note.put("text", text);
         note.put("time", System.currentTimeMillis());
-        if (cluster != null) {
-            return Map.of("delivered", cluster.sendPrivate((String) to, note) ? 1 : 0);
+        int delivered = deliverHere((String) to, note);
+        CompletableFuture<Boolean> asked = presence.isPresent((String) to).toCompletableFuture();
+        boolean present = asked.isDone() && !asked.isCompletedExceptionally() ? asked.join() : users.contains(to);
+        if (present) {
+            // Its sessions on other nodes get it from there; this node's own copy comes back and is dropped.
+            Map<String, Object> envelope = new LinkedHashMap<>();
+            envelope.put("node", presence.nodeId());
+            envelope.put("to", to);
+            envelope.put("note", note);
+            getServer().createChannelIfAbsent(PRIVATE_CHANNEL).publish(getLocalSession(), envelope, Promise.of(
+                    sent -> { }, failure -> LOG.debug("A private message could not leave this node: {}",
+                            failure.toString())));
         }
+        return Map.of("delivered", delivered > 0 ? delivered : present ? 1 : 0);
+    }
+
+    private int deliverHere(String to, Object note) {
         int delivered = 0;
         for (ServerSession session : getServer().getSessions()) {
             if (to.equals(nameOf(session))) {
@@ -276,104 +286,63 @@ public final class ChatService extends BayeuxService {
                 delivered++;
             }
         }
-        return Map.of("delivered", delivered);
+        return delivered;
+    }
+
+    private void onPrivate(ClientSessionChannel channel, Message message) {
+        Map<String, Object> data = message.getDataAsMap();
+        Object node = data == null ? null : data.get("node");
+        Object to = data == null ? null : data.get("to");
+        Object note = data == null ? null : data.get("note");
+        if (node instanceof String && !node.equals(presence.nodeId()) && to instanceof String && note instanceof Map) {
+            deliverHere((String) to, note);
+        }
     }
 
     /**
      * @param room a room name
-     * @return the names of its members, in joining order (clustered: on every node, sorted, each name once)
+     * @return the names of its members on every node, sorted, each once (as last read when presence answers later)
      */
     public List<String> members(String room) {
-        if (cluster != null) {
-            return cluster.members(room);
+        CompletableFuture<List<PresenceEntry>> read = presence.members(ROOM_PREFIX + room).toCompletableFuture();
+        if (read.isDone() && !read.isCompletedExceptionally()) {
+            return names(read.join());
         }
-        synchronized (rooms) {
-            List<String> names = new ArrayList<>();
-            for (ServerSession session : rooms.getOrDefault(room, Set.of())) {
-                names.add(nameOf(session));
-            }
-            return names;
+        synchronized (lists) {
+            return lists.getOrDefault(room, List.of());
         }
     }
 
-    private boolean change(String room, ServerSession session, boolean join) {
-        boolean changed;
-        synchronized (rooms) {
-            changed = join ? rooms.computeIfAbsent(room, r -> new java.util.LinkedHashSet<>()).add(session)
-                    : leave(room, session);
-            if (changed) {
-                membersVersion++;
-            }
-        }
-        if (changed && cluster != null) {
-            // Outside the lock: the cluster tells other nodes, and may call back.
-            String name = nameOf(session);
-            if (join) {
-                cluster.joined(room, name, session);
-            } else {
-                cluster.left(room, name, session);
-            }
-        }
-        return changed;
-    }
-
-    private boolean leave(String room, ServerSession session) {
-        Set<ServerSession> members = rooms.get(room);
-        if (members == null || !members.remove(session)) {
-            return false;
-        }
-        if (members.isEmpty()) {
-            rooms.remove(room);
-        }
-        return true;
-    }
-
-    private void leaveAll(ServerSession session) {
-        List<String> left = new ArrayList<>();
-        synchronized (rooms) {
-            for (String room : new ArrayList<>(rooms.keySet())) {
-                if (rooms.get(room).contains(session)) {
-                    left.add(room);
-                }
-            }
-        }
-        for (String room : left) {
-            if (change(room, session, false)) {
-                publishMembers(room);
-            }
-        }
-    }
-
-    // Published outside the lock, as delivery may run listeners of other sessions; hence the version.
-    private void publishMembers(String room) {
-        ServerChannel channel = getServer().createChannelIfAbsent(ROOM_PREFIX + room);
-        if (cluster == null) {
-            channel.publish(getLocalSession(), membersMessage(room), Promise.noop());
+    /**
+     * To this node's subscribers of the room only, not published, so that no cluster forwards it (every node sends
+     * its own subscribers the whole list, with its own growing version). Outside any lock, as delivery may run
+     * listeners of other sessions; hence the version.
+     */
+    private void publishMembers(String room, List<String> names, long version) {
+        ServerChannel channel = getServer().getChannel(ROOM_PREFIX + room);
+        if (channel == null) {
             return;
         }
-        // Clustered: to this node's subscribers only, not published, so that the cluster does not forward it (every
-        // node sends its own subscribers the whole list, with its own growing version).
-        Map<String, Object> members = membersMessage(room);
+        Map<String, Object> members = membersMessage(room, names, version);
         for (ServerSession subscriber : channel.getSubscribers()) {
             subscriber.deliver(getLocalSession(), channel.getId(), members, Promise.noop());
         }
     }
 
     private Map<String, Object> membersMessage(String room) {
+        long version;
+        synchronized (lists) {
+            version = membersVersion;
+        }
+        return membersMessage(room, members(room), version);
+    }
+
+    private static Map<String, Object> membersMessage(String room, List<String> names, long version) {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("type", "members");
         data.put("room", room);
-        synchronized (rooms) {
-            if (cluster != null) {
-                // A version for each reading of the cluster's list, taken together, so that a higher version never
-                // carries an older list (the cluster calls back without holding its own lock: no deadlock).
-                membersVersion++;
-                data.put("members", cluster.members(room));
-            } else {
-                data.put("members", members(room));
-            }
-            data.put("version", membersVersion);
-        }
+        data.put("members", names);
+        data.put("version", version);
         return data;
     }
 
@@ -424,5 +393,59 @@ public final class ChatService extends BayeuxService {
             return null;
         }
         return trimmed.length() > MAX_TEXT_LENGTH ? trimmed.substring(0, MAX_TEXT_LENGTH) : trimmed;
+    }
+
+    /** @return true for a channel (or a wildcard) that covers one of the cluster channels */
+    static boolean covers(ChannelId channel) {
+        return channel.name().startsWith(CLUSTER_PREFIX) || channel.matches(PRIVATE_ID);
+    }
+
+    /**
+     * The engine's policy, with the cluster channels kept to the server's own sessions: other nodes' private
+     * messages are no client's business.
+     */
+    private static final class Guard implements SecurityPolicy {
+        private final SecurityPolicy next;
+
+        Guard(SecurityPolicy next) {
+            this.next = next == null ? new SecurityPolicy() {
+            } : next;
+        }
+
+        @Override
+        public void canHandshake(BayeuxServer server, ServerSession session, ServerMessage message,
+                Promise<Boolean> promise) {
+            next.canHandshake(server, session, message, promise);
+        }
+
+        @Override
+        public void canCreate(BayeuxServer server, ServerSession session, ChannelId channel, ServerMessage message,
+                Promise<Boolean> promise) {
+            if (session != null && !session.isLocalSession() && channel.name().startsWith(CLUSTER_PREFIX)) {
+                promise.succeed(false);
+                return;
+            }
+            next.canCreate(server, session, channel, message, promise);
+        }
+
+        @Override
+        public void canSubscribe(BayeuxServer server, ServerSession session, ServerChannel channel,
+                ServerMessage message, Promise<Boolean> promise) {
+            if (session != null && !session.isLocalSession() && covers(channel.getChannelId())) {
+                promise.succeed(false);
+                return;
+            }
+            next.canSubscribe(server, session, channel, message, promise);
+        }
+
+        @Override
+        public void canPublish(BayeuxServer server, ServerSession session, ServerChannel channel,
+                ServerMessage message, Promise<Boolean> promise) {
+            if (session != null && !session.isLocalSession() && channel.getId().startsWith(CLUSTER_PREFIX)) {
+                promise.succeed(false);
+                return;
+            }
+            next.canPublish(server, session, channel, message, promise);
+        }
     }
 }

@@ -18,13 +18,15 @@ import org.junit.jupiter.api.Test;
  * The clustered demo on the Redis backplane ({@code bin/bayeux demo --nodes 2 --backplane …} starts two nodes with
  * these options): two standalone servers with the demo chat and {@code --backplane} on a redis-server of the test's
  * own, a chat client on each: one member list, messages both ways, private messages across; a node that dies loses
- * its members on the other within the roster's expiry; the cluster channels are closed to clients.
+ * its members on the other once its presence entries expire; the chat's cluster channel is closed to clients.
  */
 class BackplaneDemoTest {
     private static final Duration WAIT = DemoChatter.WAIT;
+    private static final Duration PRESENCE_TTL = Duration.ofSeconds(2);
 
     private static StandaloneServer node(RedisProcess redis) throws Exception {
-        return DemoNodes.start("--backplane", redis.uri(), "--set", "timeout=5s");
+        return DemoNodes.start("--backplane", redis.uri(), "--set", "timeout=5s", "--set",
+                "presenceTtl=" + PRESENCE_TTL.toMillis() + "ms");
     }
 
     private static void bothRead(StandaloneServer a, StandaloneServer b) {
@@ -38,15 +40,14 @@ class BackplaneDemoTest {
                 StandaloneServer b = node(redis)) {
             bothRead(a, b);
             try (DemoChatter ann = DemoChatter.converse(a, b)) {
-                // The cluster's own channels are no client's business: no wildcard that covers them, no publish.
-                for (String channel : List.of("/**", "/chat-cluster/*", "/chat-cluster/roster",
-                        BackplaneChat.PRIVATE_CHANNEL)) {
+                // The chat's cluster channel is no client's business: no wildcard that covers it, no publish.
+                for (String channel : List.of("/**", "/chat-cluster/*", ChatService.PRIVATE_CHANNEL)) {
                     Message reply = ann.client.getChannel(channel).subscribeAsync((c, m) -> { })
                             .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                     assertThat(reply.isSuccessful()).as("subscribe to " + channel).isFalse();
                 }
-                Message forged = ann.client.getChannel(BackplaneChat.ROSTER_CHANNEL).publishAsync(Map.of("node", "x",
-                        "seq", 1, "rooms", Map.of("lobby", List.of("Mallory")), "names", List.of("Mallory")))
+                Message forged = ann.client.getChannel(ChatService.PRIVATE_CHANNEL).publishAsync(Map.of("node", "x",
+                        "to", "Ann", "note", Map.of("type", "private", "from", "Mallory", "text", "hi")))
                         .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(forged.isSuccessful()).isFalse();
                 Message other = ann.client.getChannel("/chat/room/*").subscribeAsync((c, m) -> { })
@@ -68,14 +69,14 @@ class BackplaneDemoTest {
                     assertThat(ann.memberList()).isEqualTo(List.of("Ann", "Bob"));
                     assertThat(bob.memberList()).isEqualTo(List.of("Ann", "Bob"));
                 });
-                // B's chat goes silent as a dead node's does (no goodbye): A drops its roster on expiry.
+                // B stops refreshing its presence, as a dead node does (no leave): its entries expire.
                 long halted = System.nanoTime();
-                DemoNodes.chatOf(b).backplaneChat().halt();
+                b.getBackplane().stop();
                 await("Bob gone from Ann's list").atMost(WAIT)
                         .untilAsserted(() -> assertThat(ann.memberList()).isEqualTo(List.of("Ann")));
                 long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - halted);
-                assertThat(tookMs).as("not before the expiry").isGreaterThanOrEqualTo(
-                        BackplaneChat.DEFAULT_EXPIRY.toMillis() - BackplaneChat.DEFAULT_HEARTBEAT.toMillis());
+                assertThat(tookMs).as("not before the expiry, refreshed every third of it").isGreaterThanOrEqualTo(
+                        PRESENCE_TTL.toMillis() - PRESENCE_TTL.toMillis() / 3);
                 assertThat(DemoNodes.chatOf(a).chat().members("lobby")).containsExactly("Ann");
                 Message sent = ann.client.remoteCallAsync("/service/chat/private", Map.of("to", "Bob", "text",
                         "there?"), WAIT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The chat service with in-process sessions: the rules the demo page relies on. */
 class ChatServiceTest {
     private final BayeuxServerImpl server = new BayeuxServerImpl(BayeuxServerConfig.defaults());
-    private final ChatService chat = new ChatService(server);
+    private final ChatService chat = new ChatService(server, server.presence());
 
     @AfterEach
     void stop() {
@@ -99,7 +99,7 @@ class ChatServiceTest {
     void someoneWhoJoinsLateGetsTheRoomsLastMessagesBoundedOldestFirst() throws Exception {
         BayeuxServerImpl small = new BayeuxServerImpl(BayeuxServerConfig.defaults());
         try {
-            new ChatService(small, null, new ChatHistory(3, 100_000, 10));
+            new ChatService(small, small.presence(), new ChatHistory(3, 100_000, 10));
             LocalSession ann = small.newLocalSession("Ann");
             ann.handshake(Map.of("ext", Map.of("chat", Map.of("name", "Ann"))), null);
             BlockingQueue<Message> annInbox = join(ann, "late");

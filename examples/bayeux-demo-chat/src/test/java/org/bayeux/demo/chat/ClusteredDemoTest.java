@@ -22,7 +22,7 @@ class ClusteredDemoTest {
 
     private StandaloneServer node(Path secret, String seed) throws Exception {
         List<String> args = new ArrayList<>(List.of("--oort-url", "http://127.0.0.1:0/bayeux",
-                "--oort-secret-file", secret.toString(), "--oort-channels", "/chat/room/*",
+                "--oort-secret-file", secret.toString(), "--oort-channels", "/chat/room/*,/chat-cluster/*",
                 "--set", "oort.heartbeatInterval=500ms", "--set", "oort.peerTimeout=5s"));
         if (seed != null) {
             args.addAll(List.of("--oort-seeds", seed));

@@ -12,6 +12,7 @@ import org.bayeux.api.Message;
 import org.bayeux.client.BayeuxClient;
 import org.bayeux.client.BayeuxClientConfig;
 import org.bayeux.client.transport.ClientTransport;
+import org.bayeux.server.cluster.SingleNodePresence;
 import org.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.bayeux.standalone.StandaloneOptions;
 import org.bayeux.standalone.StandaloneServer;
@@ -55,7 +56,8 @@ class DemoPageTest {
 
             assertThat(server.getApplications()).singleElement().isInstanceOf(ChatApplication.class);
             assertThat(DemoNodes.chatOf(server).chat()).isNotNull();
-            assertThat(DemoNodes.chatOf(server).backplaneChat()).as("a single node").isNull();
+            assertThat(server.getEngine().presence()).as("a single node's presence")
+                    .isInstanceOf(SingleNodePresence.class);
             assertThat(server.getEngine().getExtensions()).filteredOn(AcknowledgedMessagesExtension.class::isInstance)
                     .hasSize(1);
 
