@@ -122,13 +122,15 @@ final class ArchitectureRules {
     }
 
     /**
-     * Nothing of ours depends on Oort: applications and tests choose it. The standalone server is such an
-     * application ({@code --oort-url}), as it is for the Redis backplane.
+     * Nothing of ours but the standalone server depends on a cluster module (Oort, a backplane): applications and
+     * tests choose one, and an application that needs to know who is here asks the cluster SPI's presence seam, which
+     * every cluster and a single node implement (the demo chat does).
      */
-    static ArchRule nothingDependsOnOort(String root) {
-        return noClasses().that().resideOutsideOfPackages(root + ".oort..", root + ".standalone..")
-                .should().dependOnClassesThat().resideInAPackage(root + ".oort..")
-                .because("Oort is an add-on that applications choose");
+    static ArchRule onlyTheServerUsesAClusterModule(String root) {
+        return noClasses().that().resideOutsideOfPackages(root + ".oort..", root + ".backplane..",
+                        root + ".standalone..")
+                .should().dependOnClassesThat().resideInAnyPackage(root + ".oort..", root + ".backplane..")
+                .because("a cluster is an add-on that applications choose, behind the cluster SPI");
     }
 
     /**
