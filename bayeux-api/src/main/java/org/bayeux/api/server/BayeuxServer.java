@@ -74,6 +74,33 @@ public interface BayeuxServer {
     void removeSessionListener(SessionListener listener);
 
     /**
+     * Adds a listener told when this node adopts a session another node created (failover, or a drain that hands
+     * sessions over); see {@link SessionAdoptionListener}. Only servers with a session store that adopts support it.
+     *
+     * @param listener the listener
+     */
+    default void addSessionAdoptionListener(SessionAdoptionListener listener) {
+        throw new UnsupportedOperationException("this server adopts no sessions");
+    }
+
+    /**
+     * @param listener the listener to remove
+     */
+    default void removeSessionAdoptionListener(SessionAdoptionListener listener) {
+        throw new UnsupportedOperationException("this server adopts no sessions");
+    }
+
+    /**
+     * Marks a session attribute portable: its value, a string, is stored with the session and set again on the node
+     * that adopts it. Values of other types are not stored. Call before the server starts.
+     *
+     * @param name the attribute's name
+     */
+    default void addPortableAttribute(String name) {
+        throw new UnsupportedOperationException("this server adopts no sessions");
+    }
+
+    /**
      * @param listener told when channels are added and removed
      */
     void addChannelListener(ChannelListener listener);

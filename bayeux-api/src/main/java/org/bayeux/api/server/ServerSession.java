@@ -24,11 +24,16 @@ public interface ServerSession extends Session {
         /** Ended by a disconnect, by the server, or by the application. */
         DISCONNECTED,
         /** Ended because it stopped connecting for longer than its max interval. */
-        EXPIRED;
+        EXPIRED,
+        /**
+         * Ended here because another node now owns it (it adopted the session while this node was paused or cut off
+         * from the store): its client carries on there, so it was told nothing.
+         */
+        MOVED;
 
-        /** @return true for the two end states */
+        /** @return true for the end states */
         public boolean isEnded() {
-            return this == DISCONNECTED || this == EXPIRED;
+            return this == DISCONNECTED || this == EXPIRED || this == MOVED;
         }
     }
 

@@ -1,5 +1,6 @@
 package org.bayeux.server.cluster;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -43,4 +44,74 @@ public interface SessionStore {
 
     /** @param sessionId a session that ended: disconnected, expired or removed */
     void removed(String sessionId);
+    // ---- failover: a session that outlives its node (docs/cluster.md, "Failover") ----------------------------
+
+    /**
+     * @return true if this store keeps sessions where another node can {@link #adopt} them: the engine then looks
+     *         up every unknown {@code clientId} here before answering {@code 402}, writes through
+     *         ({@link #writeNow}) before handshake and subscription replies, and journals delivery batches
+     *         ({@link #journal}) before they leave. False by default (the in-memory store).
+     */
+    default boolean adopts() {
+        return false;
+    }
+
+    /**
+     * Tells the store who to tell when one of this node's sessions turns out to be owned elsewhere: a write the
+     * store made for it was refused because another node adopted it (fenced). The engine then drops its copy
+     * silently (no {@code /meta/disconnect}, no {@link #removed}). Called once, before the engine starts.
+     *
+     * @param moved takes the id of a session that moved
+     */
+    default void onMoved(java.util.function.Consumer<String> moved) {
+    }
+
+    /**
+     * Writes the session's state now, because its client is about to rely on it (a handshake's or a subscription's
+     * reply waits for it). By default {@link #changed} and done.
+     *
+     * @param session a session of this node
+     * @return completes when the state is durable; fails if it could not be written (the reply still leaves; the
+     *         session is written again later)
+     */
+    default CompletionStage<Void> writeNow(SessionState session) {
+        changed(session);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Writes one journal entry before a delivery batch leaves: once the client has batch {@code batch} it has, per
+     * channel, {@code positions}. Entries at or below the session's acknowledged batch may be dropped.
+     *
+     * @param session a session of this node, {@linkplain SessionState#acknowledges() acknowledging}
+     * @param batch the batch's number
+     * @param positions per channel, the positions after the batch (cumulative), unchangeable
+     * @return completes when the entry is durable (or failed: the batch still leaves)
+     */
+    default CompletionStage<Void> journal(SessionState session, long batch, Map<String, ChannelPosition> positions) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Takes over a session another node owned: reads it, and if its owner is gone (or lets it go when asked),
+     * makes this node its owner with the next {@linkplain SessionState#generation() generation}, atomically.
+     *
+     * @param sessionId the unknown {@code clientId} a message named
+     * @return completes with the session's state, now owned by this node, or with null if there is no such session
+     *         or it cannot be taken (its owner lives and keeps it); fails if the store cannot be read
+     */
+    default CompletionStage<SessionState> adopt(String sessionId) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Hands a session over when its node drains: writes its final state and gives up ownership, so that the next
+     * node its client reaches adopts it at once. The engine does not call {@link #removed} for it afterwards.
+     *
+     * @param session a session of this node
+     * @return completes when written and released (or failed: the session then expires as a dead node's would)
+     */
+    default CompletionStage<Void> release(SessionState session) {
+        return CompletableFuture.completedFuture(null);
+    }
 }
