@@ -94,7 +94,12 @@ public interface BayeuxEngine extends BayeuxServer, TransportEngine, TransportSe
      * {@code 503::draining} and advice {@code reconnect:"handshake"} after {@code retryInterval}; each remote
      * session's next connect (a held one at once) is answered without waiting, with what its queue holds, and the
      * connect that leaves the queue empty is refused with {@code reconnect:"handshake"}, which ends the session: its
-     * client handshakes again, elsewhere once a load balancer no longer sends it here. Local sessions are untouched.
+     * client handshakes again, elsewhere once a load balancer no longer sends it here. With a session store that
+     * {@linkplain SessionStore#adopts() adopts} sessions, each remote session is instead handed over: the store
+     * {@linkplain SessionStore#release releases} it, nothing more is delivered here, and its held connect (or else its
+     * next one) is answered successfully with {@code reconnect:"retry"}, interval 0 and no messages; the session then
+     * leaves this node without {@code /meta/disconnect} (state {@code MOVED}) and the node its client reaches next
+     * adopts it and replays what it missed. Local sessions are untouched.
      * Calling it again changes nothing. The caller decides the deadline: {@link #stop()} ends whatever is left.
      *
      * @param retryInterval the interval advised to refused handshakes, 0 or more

@@ -10,7 +10,8 @@ import org.bayeux.api.Message;
  * Whether the engine drains ({@link BayeuxEngine#drain}), and the words it then says to clients. Remote clients are
  * told to handshake again, which the CometD JavaScript client and ours do (tested in interop-tests and the standalone
  * server's tests): behind a load balancer that has seen the node's readiness fail, the new handshake reaches another
- * node.
+ * node. With a store that adopts sessions, they are told instead to connect again at once ({@link #handOver}): their
+ * session, released by the store, is adopted by the node the next connect reaches.
  */
 final class Draining {
     /** The error of a refused handshake and of a session's last connect reply: {@code 503::draining}. */
@@ -65,6 +66,22 @@ final class Draining {
     static void lastConnect(ServerMessageImpl reply) {
         Outcome.fail(reply, CODE, "", TOKEN);
         reply.put(Message.ADVICE_FIELD, advice(0));
+    }
+
+    /**
+     * The answer to a connect of a session handed over to another node: successful, no messages, and the whole advice
+     * with {@code reconnect:"retry"} and interval 0, which every client family takes as "connect again now" (the
+     * CometD JavaScript and Java clients and Faye schedule their next connect after {@code advice.interval}).
+     *
+     * @param reply the connect's reply
+     * @param session its session, for the rest of the advice
+     */
+    static void handOver(ServerMessageImpl reply, ServerSessionImpl session) {
+        reply.setSuccessful(true);
+        reply.remove(Message.ERROR_FIELD);
+        Map<String, Object> advice = MetaHandlers.fullAdvice(session, Message.RECONNECT_RETRY);
+        advice.put(Message.INTERVAL_FIELD, 0L);
+        reply.put(Message.ADVICE_FIELD, advice);
     }
 
     private static Map<String, Object> advice(long intervalMillis) {

@@ -46,6 +46,8 @@ public final class EngineStatistics {
     private final LongAdder handshakesRefused = new LongAdder();
     private final LongAdder publishes = new LongAdder();
     private final LongAdder deliveries = new LongAdder();
+    private final LongAdder storeWriteFailures = new LongAdder();
+    private final LongAdder journalFailures = new LongAdder();
     private final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
     /** The reason tokens counted under their own key: the engine's, and those registered. */
     private final Set<String> knownTokens = ConcurrentHashMap.newKeySet();
@@ -190,6 +192,30 @@ public final class EngineStatistics {
      */
     public void setNewErrorListener(Consumer<String> listener) {
         this.newErrorListener = listener;
+    }
+
+    /**
+     * @return how many times a session store failed to write a session before its handshake's or subscription's
+     *         reply (the reply left anyway; the store writes the session again later)
+     */
+    public long storeWriteFailures() {
+        return storeWriteFailures.sum();
+    }
+
+    /**
+     * @return how many times a session store failed to journal a delivery batch before its connect reply (the reply
+     *         left anyway: a failover may then deliver that batch's messages again), fencing refusals not counted
+     */
+    public long journalFailures() {
+        return journalFailures.sum();
+    }
+
+    void storeWriteFailed() {
+        storeWriteFailures.increment();
+    }
+
+    void journalFailed() {
+        journalFailures.increment();
     }
 
     void parsed(int bytes) {

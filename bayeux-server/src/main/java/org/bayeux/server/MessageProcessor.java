@@ -196,8 +196,18 @@ final class MessageProcessor {
         }
         ServerSessionImpl receiver = outcome.session != null ? outcome.session
                 : sessions.get(outcome.reply.getClientId());
-        return extensions.reply(receiver, outcome.reply)
+        CompletionStage<Outcome> replied = extensions.reply(receiver, outcome.reply)
                 .thenApply(keep -> keep ? outcome : outcome.withoutReply());
+        // After the outgoing extensions, which may change the session (the ack extension installs itself).
+        return outcome.writeThrough ? replied.thenCompose(MessageProcessor::writtenThrough) : replied;
+    }
+
+    private static CompletionStage<Outcome> writtenThrough(Outcome outcome) {
+        ServerSessionImpl session = outcome.session;
+        if (session == null || session.getState().isEnded()) {
+            return done(outcome);
+        }
+        return session.writeThrough().thenApply(written -> outcome);
     }
 
     private void respond(List<Outcome> outcomes, Carrier carrier) {

@@ -89,7 +89,7 @@ final class MetaHandlers {
             reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, new ArrayList<>(transports.advertised()));
             reply.put(Message.ADVICE_FIELD, fullAdvice(session, Message.RECONNECT_RETRY));
             events.sessionAdded(session, request);
-            return Outcome.reply(session, reply);
+            return Outcome.reply(session, reply, writesThrough());
         });
     }
 
@@ -144,10 +144,30 @@ final class MetaHandlers {
         if (outcome.isHeld()) {
             return CompletableFuture.completedFuture(Outcome.HELD);
         }
-        if (outcome.last) {
-            sessions.remove(session, null, State.DISCONNECTED, false);
+        if (outcome.journal == null) {
+            return CompletableFuture.completedFuture(answered(session, reply, outcome));
         }
-        return CompletableFuture.completedFuture(Outcome.reply(session, reply, outcome.messages));
+        CompletableFuture<Outcome> journaled = new CompletableFuture<>();
+        session.afterJournal(outcome.journal, () -> journaled.complete(answered(session, reply, outcome)), () -> {
+            // Moved to another node, or ended: nothing leaves; a lone connect's request is answered as superseded.
+            if (alone) {
+                carrier.holdPolicy().superseded();
+            }
+            journaled.complete(alone ? Outcome.HELD : Outcome.nothing());
+        });
+        return journaled;
+    }
+
+    private Outcome answered(ServerSessionImpl session, ServerMessageImpl reply, ConnectOutcome outcome) {
+        if (outcome.last) {
+            sessions.remove(session, null, session.isHandedOver() ? State.MOVED : State.DISCONNECTED, false);
+        }
+        return Outcome.reply(session, reply, outcome.messages);
+    }
+
+    /** @return whether handshake and subscription replies wait for their session to be written through the store */
+    private boolean writesThrough() {
+        return sessionParts.store().adopts();
     }
 
     /**
@@ -202,7 +222,7 @@ final class MetaHandlers {
             if (allDone) {
                 reply.setSuccessful(true);
             }
-            return Outcome.reply(session, reply);
+            return Outcome.reply(session, reply, writesThrough());
         });
     }
 
@@ -286,7 +306,7 @@ final class MetaHandlers {
             }
         }
         reply.setSuccessful(true);
-        return CompletableFuture.completedFuture(Outcome.reply(session, reply));
+        return CompletableFuture.completedFuture(Outcome.reply(session, reply, writesThrough()));
     }
 
     /**

@@ -16,12 +16,36 @@ final class Outcome {
     final ServerMessageImpl reply;
     final List<ServerMessage> before;
     final boolean held;
+    /** The reply leaves only once the session was written through its store ({@link ServerSessionImpl#writeThrough}). */
+    final boolean writeThrough;
 
     private Outcome(ServerSessionImpl session, ServerMessageImpl reply, List<ServerMessage> before, boolean held) {
+        this(session, reply, before, held, false);
+    }
+
+    private Outcome(ServerSessionImpl session, ServerMessageImpl reply, List<ServerMessage> before, boolean held,
+            boolean writeThrough) {
         this.session = session;
         this.reply = reply;
         this.before = before;
         this.held = held;
+        this.writeThrough = writeThrough;
+    }
+
+    /**
+     * @param session the session the reply is for
+     * @param reply a handshake's or subscription's reply
+     * @param writeThrough whether the reply waits for the session to be written through its store (a store that adopts
+     *                     sessions)
+     * @return the outcome
+     */
+    static Outcome reply(ServerSessionImpl session, ServerMessageImpl reply, boolean writeThrough) {
+        return new Outcome(session, reply, List.of(), false, writeThrough);
+    }
+
+    /** @return an outcome that sends nothing: a connect withheld because its session moved to another node */
+    static Outcome nothing() {
+        return new Outcome(null, null, List.of(), false);
     }
 
     static Outcome reply(ServerSessionImpl session, ServerMessageImpl reply) {
@@ -33,7 +57,7 @@ final class Outcome {
     }
 
     Outcome withoutReply() {
-        return new Outcome(session, null, before, held);
+        return new Outcome(session, null, before, held, writeThrough);
     }
 
     /**

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import org.bayeux.api.Message;
@@ -21,10 +23,13 @@ import org.bayeux.api.server.SessionMessageListener;
 import org.bayeux.api.server.SessionRemovedListener;
 import org.bayeux.api.support.Attributes;
 import org.bayeux.api.support.AttributesMixin;
+import org.bayeux.server.SessionFailover.Handover;
+import org.bayeux.server.SessionFailover.JournalEntry;
 import org.bayeux.server.SessionQueue.Overflow;
 import org.bayeux.server.internal.Callbacks;
 import org.bayeux.server.cluster.AcknowledgedBatch;
 import org.bayeux.server.cluster.ChannelPosition;
+import org.bayeux.server.cluster.SessionFencedException;
 import org.bayeux.server.cluster.SessionState;
 import org.bayeux.server.cluster.SessionStore;
 import org.bayeux.server.transport.Carrier;
@@ -70,6 +75,8 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     private final ConnectAdvice advised = new ConnectAdvice();
     /** The engine drains: connects are answered at once, and the one that empties the queue ends the session. */
     private boolean handingOff;
+    /** What a remote session keeps when the store adopts sessions (journaled replies, hand-over); else null. */
+    private final SessionFailover failover;
 
     ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
         this.parts = parts;
@@ -79,6 +86,12 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
         this.out = new SessionOutbox(parts.codec());
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
+        this.failover = localSession == null && parts.store().adopts() ? new SessionFailover() : null;
+        if (failover != null) {
+            // Every delivery then leaves in a connect reply, journaled first: what a dead socket may have delivered is
+            // one reply's messages at most, and known (a push or a piggy-back would leave unnumbered).
+            settings.setMetaConnectDeliveryOnly(true);
+        }
     }
 
     @Override
@@ -325,8 +338,12 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         completeConnect(ended);
     }
 
-    /** A held connect that ended: its reply, and the messages taken to go before it. */
-    private record EndedHold(HeldConnect connect, ServerMessageImpl reply, List<ServerMessage> messages) {
+    /**
+     * A held connect that ended: its reply, the messages taken to go before it, and with a store that adopts
+     * sessions its journal entry (else null).
+     */
+    private record EndedHold(HeldConnect connect, ServerMessageImpl reply, List<ServerMessage> messages,
+            JournalEntry journal) {
     }
 
     /**
@@ -342,7 +359,106 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             holdTimer.disarm();
         }
         ServerMessageImpl reply = completing.reply();
-        return new EndedHold(completing, reply, drain(reply, completing.carrier.capabilities().maxResponseBytes()));
+        if (failover != null && failover.handover != Handover.NONE) {
+            // Handed over: the messages are the next owner's to deliver, from the backplane's history.
+            Draining.handOver(reply, this);
+            return new EndedHold(completing, reply, List.of(), failover.placeOnly());
+        }
+        List<ServerMessage> taken = drain(reply, completing.carrier.capabilities().maxResponseBytes());
+        return new EndedHold(completing, reply, taken, journalEntry(taken));
+    }
+
+    /**
+     * Under the lock, right after a connect reply took its messages: with a store that adopts sessions, what to
+     * journal before the reply leaves. With the {@code ack} extension every reply is numbered (by the extension, just
+     * now); without it, replies that carry messages are numbered here.
+     *
+     * @return the entry, or null if the reply needs none
+     */
+    private JournalEntry journalEntry(List<ServerMessage> taken) {
+        if (failover == null) {
+            return null;
+        }
+        AcknowledgedBatch acknowledging = acknowledging();
+        if (acknowledging != null) {
+            return failover.entry(acknowledging.lastBatch(), acknowledging.positionsAfterLastBatch());
+        }
+        if (taken.isEmpty()) {
+            return null;
+        }
+        return failover.entry(failover.nextReply(), Map.copyOf(out.handedPositions()));
+    }
+
+    /**
+     * The one asynchronous step before a journaled connect reply leaves: journals its entry, waits for the reply
+     * before it to have left, then sends it; or withholds it if the session moved to another node (the store fenced
+     * the entry) or ended meanwhile. A failed entry is counted and the reply leaves anyway.
+     *
+     * @param entry the reply's entry and place ({@link SessionFailover#entry})
+     * @param send sends the reply
+     * @param withhold answers the connect without sending anything to the client
+     */
+    void afterJournal(JournalEntry entry, Runnable send, Runnable withhold) {
+        CompletionStage<Void> written;
+        if (entry.batch() < 0) {
+            written = CompletableFuture.completedFuture(null);
+        } else {
+            try {
+                written = store().journal(this, entry.batch(), entry.positions());
+            } catch (RuntimeException failure) {
+                written = CompletableFuture.failedFuture(failure);
+            }
+        }
+        entry.previousLeft().thenCombine(written.handle((ok, failure) -> failure), (ignored, failure) -> failure)
+                .whenComplete((failure, unexpected) -> {
+                    try {
+                        leave(failure, send, withhold);
+                    } finally {
+                        entry.left().complete(null);
+                    }
+                });
+    }
+
+    private void leave(Throwable journalFailure, Runnable send, Runnable withhold) {
+        if (journalFailure != null && SessionFencedException.isFenced(journalFailure)) {
+            // Another node adopted the session and delivers from now on: this node's copy goes without a word.
+            parts.sessions().remove(this, null, State.MOVED, false);
+            withhold.run();
+            return;
+        }
+        if (state.isEnded()) {
+            withhold.run();
+            return;
+        }
+        if (journalFailure != null) {
+            parts.statistics().journalFailed();
+            parts.quietLog().warn("journal", "Failed to journal a delivery batch; sending it anyway ({})",
+                    journalFailure.toString());
+        }
+        send.run();
+    }
+
+    /**
+     * Writes the session through its store before a reply its client will rely on (a handshake's, a subscription's)
+     * leaves; a failure is counted and the reply leaves anyway.
+     *
+     * @return completes when written or failed, never exceptionally
+     */
+    CompletionStage<Void> writeThrough() {
+        CompletionStage<Void> written;
+        try {
+            written = store().writeNow(this);
+        } catch (RuntimeException failure) {
+            written = CompletableFuture.failedFuture(failure);
+        }
+        return written.handle((ok, failure) -> {
+            if (failure != null) {
+                parts.statistics().storeWriteFailed();
+                parts.quietLog().warn("writeNow", "Failed to write a session through its store; replying anyway ({})",
+                        failure.toString());
+            }
+            return null;
+        });
     }
 
     /** Takes what fits for a carrier ({@link SessionOutbox#drain}); under the lock. */
@@ -409,8 +525,11 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             // Queued lazy messages, or messages of an open batch, are not due: the connect may wait for them.
             boolean nothingDue = !out.due || batchDepth > 0;
             Map<String, Object> refusal = null;
-            boolean hold = alone && !first && holdMillis > 0 && nothingDue && !handingOff && via.capabilities().canHoldConnect()
-                    && (refusal = via.holdPolicy().refuseHold(this)) == null;
+            Handover handover = failover == null ? Handover.NONE : failover.handover;
+            // While the store releases the session, a connect waits for the release (or its timeout) to be answered.
+            boolean hold = handover == Handover.RELEASING ? via.capabilities().canHoldConnect() && holdMillis > 0
+                    : handover == Handover.NONE && alone && !first && holdMillis > 0 && nothingDue && !handingOff
+                    && via.capabilities().canHoldConnect() && (refusal = via.holdPolicy().refuseHold(this)) == null;
             Map<String, Object> advice = advised.forReply(this, requestedTimeoutMillis >= 0, refusal);
             if (advice != null) {
                 reply.put(Message.ADVICE_FIELD, advice);
@@ -421,11 +540,17 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
                 expiresAtNanos = Long.MAX_VALUE;
                 holdTimer.arm(connect.cycle, TimeUnit.MILLISECONDS.toNanos(holdMillis));
                 outcome = ConnectOutcome.HELD;
+            } else if (handover != Handover.NONE) {
+                // Handed over: come back at once, to the node that adopts the session; released, it leaves here.
+                Draining.handOver(reply, this);
+                outcome = new ConnectOutcome(List.of(), handover == Handover.RELEASED, failover.placeOnly());
+                expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
             } else {
-                outcome = new ConnectOutcome(drain(reply, via.capabilities().maxResponseBytes()));
+                List<ServerMessage> taken = drain(reply, via.capabilities().maxResponseBytes());
+                outcome = new ConnectOutcome(taken, false, journalEntry(taken));
                 if (handingOff && out.queue().isEmpty()) {
                     Draining.lastConnect(reply);
-                    outcome = new ConnectOutcome(outcome.messages, true);
+                    outcome = new ConnectOutcome(outcome.messages, true, outcome.journal);
                 }
                 if (localSession == null) {
                     expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
@@ -449,6 +574,15 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
      * @return true if the session ended now
      */
     boolean handOff() {
+        if (failover != null) {
+            handOver();
+            return false;
+        }
+        return answerLastConnects();
+    }
+
+    /** {@link #handOff} without a store that adopts sessions, or when the store could not release the session. */
+    private boolean answerLastConnects() {
         EndedHold ended;
         boolean last;
         synchronized (out) {
@@ -472,6 +606,77 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         return last;
     }
 
+    /**
+     * The engine drains and the store adopts sessions: hands this session over to the next node its client reaches.
+     * From now on nothing is delivered (the messages are in the backplane's history, which the adopting node replays
+     * from the released positions); once the store released it, the held connect, or else the next one, is answered
+     * {@code successful} with {@code reconnect:"retry"} at once ({@link Draining#handOver}) and the session leaves this
+     * node without {@code /meta/disconnect} and without being removed from the store ({@link State#MOVED}). Should
+     * the release fail, the session is drained as without such a store (its client handshakes again).
+     */
+    private void handOver() {
+        synchronized (out) {
+            if (state.isEnded() || failover.handover != Handover.NONE) {
+                return;
+            }
+            failover.handover = Handover.RELEASING;
+        }
+        CompletionStage<Void> released;
+        try {
+            released = store().release(this);
+        } catch (RuntimeException failure) {
+            released = CompletableFuture.failedFuture(failure);
+        }
+        released.whenComplete((ok, failure) -> released(failure));
+    }
+
+    private void released(Throwable failure) {
+        if (failure != null && SessionFencedException.isFenced(failure)) {
+            parts.sessions().remove(this, null, State.MOVED, false);
+            return;
+        }
+        if (failure != null) {
+            parts.quietLog().warn("release", "Failed to release a session while draining; telling its client to "
+                    + "handshake again ({})", failure.toString());
+            synchronized (out) {
+                failover.handover = Handover.NONE;
+                handingOff = true;
+            }
+            answerLastConnects();
+            return;
+        }
+        HeldConnect answering;
+        ServerMessageImpl reply;
+        JournalEntry place;
+        synchronized (out) {
+            if (state.isEnded()) {
+                return;
+            }
+            failover.handover = Handover.RELEASED;
+            answering = held;
+            if (answering == null) {
+                // Its next connect is answered (connect) and ends it here.
+                return;
+            }
+            held = null;
+            holdTimer.disarm();
+            reply = answering.reply();
+            Draining.handOver(reply, this);
+            place = failover.placeOnly();
+        }
+        Carrier via = answering.carrier;
+        via.holdPolicy().holdEnded(this);
+        afterJournal(place, () -> {
+            parts.sendReply(this, reply, List.of(), via);
+            parts.sessions().remove(this, null, State.MOVED, false);
+        }, () -> via.holdPolicy().superseded());
+    }
+
+    /** @return true once the draining engine began handing this session over to another node */
+    boolean isHandedOver() {
+        return failover != null && failover.handover != Handover.NONE;
+    }
+
     private void holdTimedOut(long cycle) {
         EndedHold ended;
         synchronized (out) {
@@ -489,7 +694,12 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         synchronized (out) {
             expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
         }
-        parts.sendReply(this, ended.reply(), ended.messages(), via);
+        if (ended.journal() == null) {
+            parts.sendReply(this, ended.reply(), ended.messages(), via);
+        } else {
+            afterJournal(ended.journal(), () -> parts.sendReply(this, ended.reply(), ended.messages(), via),
+                    () -> via.holdPolicy().superseded());
+        }
     }
 
     /**
@@ -579,7 +789,11 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             disconnect.freeze();
             first = List.of(disconnect);
         }
-        if (releasing != null) {
+        if (releasing != null && endState == State.MOVED) {
+            // Moved to another node: its client hears nothing more from this one.
+            releasing.carrier.holdPolicy().holdEnded(this);
+            releasing.carrier.holdPolicy().superseded();
+        } else if (releasing != null) {
             releasing.carrier.holdPolicy().holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
             reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
@@ -678,6 +892,24 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     public long ackBatch() {
         AcknowledgedBatch numbered = acknowledging();
         return numbered == null ? -1 : numbered.acknowledgedBatch();
+    }
+
+    @Override
+    public boolean acknowledges() {
+        return acknowledging() != null;
+    }
+
+    /**
+     * @return with the {@code ack} extension, its newest batch number; else, with a store that adopts sessions, the
+     *         number of the newest connect reply that carried messages (the keys of the journal); else 0
+     */
+    @Override
+    public long lastBatch() {
+        AcknowledgedBatch numbered = acknowledging();
+        if (numbered != null) {
+            return numbered.lastBatch();
+        }
+        return failover == null ? 0 : failover.lastReply();
     }
 
     // ---- settings (SessionSettings) --------------------------------------------------------------------------

@@ -78,6 +78,10 @@ final class SessionParts {
         return cluster;
     }
 
+    EngineStatistics statistics() {
+        return statistics;
+    }
+
     RateLimitedLog quietLog() {
         return QUIET;
     }

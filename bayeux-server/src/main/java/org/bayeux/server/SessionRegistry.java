@@ -111,7 +111,7 @@ final class SessionRegistry {
      *
      * @param session the session
      * @param message the disconnect request, or null
-     * @param endState DISCONNECTED or EXPIRED
+     * @param endState DISCONNECTED, EXPIRED, or MOVED (to another node: not removed from the store)
      * @param tellClient whether the client should receive a {@code /meta/disconnect}
      * @return true if this call ended the session
      */
@@ -123,7 +123,10 @@ final class SessionRegistry {
         for (ServerChannelImpl channel : List.copyOf(session.subscribedChannels())) {
             channel.unsubscribe(session, null);
         }
-        store.get().removed(session.getId());
+        if (endState != State.MOVED && !session.isHandedOver()) {
+            // A session that moved, or that the draining engine handed over, lives on in the store for its next node.
+            store.get().removed(session.getId());
+        }
         boolean expired = endState == State.EXPIRED;
         session.notifyRemoved(message, expired);
         events.sessionRemoved(session, message, expired);

@@ -213,4 +213,45 @@ final class AcknowledgedSession implements SessionExtension, QueueListener, DeQu
     public Map<String, ChannelPosition> acknowledgedPositions() {
         return positions.view();
     }
+
+    @Override
+    public long lastBatch() {
+        return lastBatch;
+    }
+
+    /**
+     * Under the session's lock: the acknowledged positions moved on by every message still unacknowledged, which
+     * after {@link #deQueue} includes the batch just numbered; what the client has once it received that batch.
+     */
+    @Override
+    public Map<String, ChannelPosition> positionsAfterLastBatch() {
+        if (unacknowledged.isEmpty()) {
+            return Map.copyOf(positions.view());
+        }
+        Map<String, ChannelPosition> after = new HashMap<>(positions.view());
+        for (Sent sent : unacknowledged) {
+            String channel = sent.message().getChannel();
+            ChannelPosition position = channel == null ? null : ChannelPosition.of(sent.message());
+            if (position != null) {
+                after.put(channel, position);
+            }
+        }
+        return Map.copyOf(after);
+    }
+
+    /**
+     * Continues the numbering of a session adopted from another node, before it serves anything: its next connect
+     * reply is batch {@code lastBatch + 1}, and what the client acknowledged is known, so that an {@code ack} up to
+     * {@code lastBatch} is taken as it comes.
+     */
+    @Override
+    public void continueFrom(long lastBatch, long acknowledged, Map<String, ChannelPosition> positions) {
+        if (lastBatch < 0 || acknowledged < 0 || acknowledged > lastBatch) {
+            throw new IllegalArgumentException("lastBatch=" + lastBatch + ", acknowledged=" + acknowledged
+                    + ": both 0 or more, acknowledged at most lastBatch");
+        }
+        this.lastBatch = lastBatch;
+        acknowledgedBatch.set(acknowledged);
+        this.positions.seed(positions);
+    }
 }

@@ -37,6 +37,15 @@ public final class PositionLog {
         return true;
     }
 
+    /**
+     * Sets positions known from elsewhere (a session adopted from another node).
+     *
+     * @param known per channel, a position
+     */
+    public void seed(Map<String, ChannelPosition> known) {
+        positions.putAll(known);
+    }
+
     /** @param channel a channel whose position no longer matters (unsubscribed) */
     public void forget(String channel) {
         positions.remove(channel);
