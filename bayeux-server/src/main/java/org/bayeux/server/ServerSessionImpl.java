@@ -275,7 +275,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     void flush() {
         Carrier pushing;
         synchronized (out) {
-            if (batchDepth > 0 || held == null || !out.due) {
+            if (batchDepth > 0 || held == null || !out.due || isHandedOver()) {
                 return;
             }
             if (!held.carrier.capabilities().pushesWhileHeld() || isMetaConnectDeliveryOnly()) {
@@ -330,7 +330,8 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     private void flushNow() {
         EndedHold ended;
         synchronized (out) {
-            if (batchDepth > 0 || held == null || !out.due) {
+            if (batchDepth > 0 || held == null || !out.due || isHandedOver()) {
+                // Handed over, the session delivers nothing: its held connect waits for the release to be answered.
                 return;
             }
             ended = endHold(true);
