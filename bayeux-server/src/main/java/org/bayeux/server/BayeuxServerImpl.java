@@ -189,7 +189,11 @@ public final class BayeuxServerImpl implements BayeuxEngine {
                     told++;
                 }
             }
-            LOG.debug("Draining: {} held connects answered with handshake advice", told);
+            if (clusterSeam.sessionStore().adopts()) {
+                LOG.debug("Draining: remote sessions handed over to the nodes their clients reach next");
+            } else {
+                LOG.debug("Draining: {} held connects answered with handshake advice", told);
+            }
             // A poll rather than a count kept on every removal: it costs nothing while the engine does not drain.
             synchronized (this) {
                 drainWatch = scheduler.scheduleWithFixedDelay(this::checkDrained, 0, 50, TimeUnit.MILLISECONDS);

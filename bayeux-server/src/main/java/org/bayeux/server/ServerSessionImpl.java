@@ -75,8 +75,6 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     private final ConnectAdvice advised = new ConnectAdvice();
     /** The engine drains: connects are answered at once, and the one that empties the queue ends the session. */
     private boolean handingOff;
-    /** What a remote session keeps when the store adopts sessions (journaled replies, hand-over); else null. */
-    private final SessionFailover failover;
 
     ServerSessionImpl(SessionParts parts, String id, LocalSessionImpl localSession) {
         this.parts = parts;
@@ -84,10 +82,10 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         this.id = id;
         this.localSession = localSession;
         this.holdTimer = new HoldTimer(parts.scheduler(), this::holdTimedOut);
-        this.out = new SessionOutbox(parts.codec());
+        this.out = new SessionOutbox(parts.codec(),
+                localSession == null && parts.store().adopts() ? new SessionFailover() : null);
         this.expiresAtNanos = localSession != null ? Long.MAX_VALUE : System.nanoTime() + expiryDelayNanos(true);
-        this.failover = localSession == null && parts.store().adopts() ? new SessionFailover() : null;
-        if (failover != null) {
+        if (out.failover != null) {
             // Every delivery then leaves in a connect reply, journaled first: what a dead socket may have delivered is
             // one reply's messages at most, and known (a push or a piggy-back would leave unnumbered).
             settings.setMetaConnectDeliveryOnly(true);
@@ -360,10 +358,10 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             holdTimer.disarm();
         }
         ServerMessageImpl reply = completing.reply();
-        if (failover != null && failover.handover != Handover.NONE) {
+        if (out.failover != null && out.failover.handover != Handover.NONE) {
             // Handed over: the messages are the next owner's to deliver, from the backplane's history.
             Draining.handOver(reply, this);
-            return new EndedHold(completing, reply, List.of(), failover.placeOnly());
+            return new EndedHold(completing, reply, List.of(), out.failover.placeOnly());
         }
         List<ServerMessage> taken = drain(reply, completing.carrier.capabilities().maxResponseBytes());
         return new EndedHold(completing, reply, taken, journalEntry(taken));
@@ -377,17 +375,17 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
      * @return the entry, or null if the reply needs none
      */
     private JournalEntry journalEntry(List<ServerMessage> taken) {
-        if (failover == null) {
+        if (out.failover == null) {
             return null;
         }
         AcknowledgedBatch acknowledging = acknowledging();
         if (acknowledging != null) {
-            return failover.entry(acknowledging.lastBatch(), acknowledging.positionsAfterLastBatch());
+            return out.failover.entry(acknowledging.lastBatch(), acknowledging.positionsAfterLastBatch());
         }
         if (taken.isEmpty()) {
             return null;
         }
-        return failover.entry(failover.nextReply(), Map.copyOf(out.handedPositions()));
+        return out.failover.entry(out.failover.nextReply(), Map.copyOf(out.handedPositions()));
     }
 
     /**
@@ -526,7 +524,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             // Queued lazy messages, or messages of an open batch, are not due: the connect may wait for them.
             boolean nothingDue = !out.due || batchDepth > 0;
             Map<String, Object> refusal = null;
-            Handover handover = failover == null ? Handover.NONE : failover.handover;
+            Handover handover = out.failover == null ? Handover.NONE : out.failover.handover;
             // While the store releases the session, a connect waits for the release (or its timeout) to be answered.
             boolean hold = handover == Handover.RELEASING ? via.capabilities().canHoldConnect() && holdMillis > 0
                     : handover == Handover.NONE && alone && !first && holdMillis > 0 && nothingDue && !handingOff
@@ -544,7 +542,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             } else if (handover != Handover.NONE) {
                 // Handed over: come back at once, to the node that adopts the session; released, it leaves here.
                 Draining.handOver(reply, this);
-                outcome = new ConnectOutcome(List.of(), handover == Handover.RELEASED, failover.placeOnly());
+                outcome = new ConnectOutcome(List.of(), handover == Handover.RELEASED, out.failover.placeOnly());
                 expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
             } else {
                 List<ServerMessage> taken = drain(reply, via.capabilities().maxResponseBytes());
@@ -575,7 +573,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
      * @return true if the session ended now
      */
     boolean handOff() {
-        if (failover != null) {
+        if (out.failover != null) {
             handOver();
             return false;
         }
@@ -617,10 +615,10 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
      */
     private void handOver() {
         synchronized (out) {
-            if (state.isEnded() || failover.handover != Handover.NONE) {
+            if (state.isEnded() || out.failover.handover != Handover.NONE) {
                 return;
             }
-            failover.handover = Handover.RELEASING;
+            out.failover.handover = Handover.RELEASING;
         }
         CompletionStage<Void> released;
         try {
@@ -640,7 +638,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             parts.quietLog().warn("release", "Failed to release a session while draining; telling its client to "
                     + "handshake again ({})", failure.toString());
             synchronized (out) {
-                failover.handover = Handover.NONE;
+                out.failover.handover = Handover.NONE;
                 handingOff = true;
             }
             answerLastConnects();
@@ -653,7 +651,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             if (state.isEnded()) {
                 return;
             }
-            failover.handover = Handover.RELEASED;
+            out.failover.handover = Handover.RELEASED;
             answering = held;
             if (answering == null) {
                 // Its next connect is answered (connect) and ends it here.
@@ -663,7 +661,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             holdTimer.disarm();
             reply = answering.reply();
             Draining.handOver(reply, this);
-            place = failover.placeOnly();
+            place = out.failover.placeOnly();
         }
         Carrier via = answering.carrier;
         via.holdPolicy().holdEnded(this);
@@ -675,7 +673,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
 
     /** @return true once the draining engine began handing this session over to another node */
     boolean isHandedOver() {
-        return failover != null && failover.handover != Handover.NONE;
+        return out.failover != null && out.failover.handover != Handover.NONE;
     }
 
     private void holdTimedOut(long cycle) {
@@ -910,7 +908,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         if (numbered != null) {
             return numbered.lastBatch();
         }
-        return failover == null ? 0 : failover.lastReply();
+        return out.failover == null ? 0 : out.failover.lastReply();
     }
 
     // ---- settings (SessionSettings) --------------------------------------------------------------------------

@@ -38,9 +38,16 @@ final class SessionOutbox {
     private PositionLog handed;
     /** The acknowledged batch the store was last told of, for a session with the {@code ack} extension. */
     private long toldAckBatch = -1;
+    /**
+     * With a store that adopts sessions, how connect replies are journaled before they leave and the hand-over of a
+     * draining engine; else null. Kept here rather than in the session, where the field would cost every session
+     * 8 bytes: this object's layout had 4 to spare.
+     */
+    final SessionFailover failover;
 
-    SessionOutbox(JsonCodec codec) {
+    SessionOutbox(JsonCodec codec, SessionFailover failover) {
         this.queue = new SessionQueue(codec);
+        this.failover = failover;
     }
 
     SessionQueue queue() {
