@@ -69,6 +69,27 @@ final class Draining {
     }
 
     /**
+     * A message naming a session this node does not have, while it drains and hands sessions over: most likely a
+     * client whose session was just handed over, back on the connection it still has to this node. The node adopts
+     * nothing: unsuccessful, {@code 503::draining}, and on a connect {@code reconnect:"retry"} after the retry
+     * interval (the CometD clients and Faye then connect again with the same {@code clientId}, without handshaking),
+     * until the node's stop closes that connection and the next one reaches the node that adopts the session.
+     *
+     * @param request the message
+     * @return the refusal
+     */
+    ServerMessageImpl refuseWhileHandingOver(ServerMessageImpl request) {
+        ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(request), CODE, "", TOKEN);
+        if (Message.META_CONNECT.equals(request.getChannel())) {
+            Map<String, Object> advice = new HashMap<>(4);
+            advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY);
+            advice.put(Message.INTERVAL_FIELD, retryMillis);
+            reply.put(Message.ADVICE_FIELD, advice);
+        }
+        return reply;
+    }
+
+    /**
      * The answer to a connect of a session handed over to another node: successful, no messages, and the whole advice
      * with {@code reconnect:"retry"} and interval 0, which every client family takes as "connect again now" (the
      * CometD JavaScript and Java clients and Faye schedule their next connect after {@code advice.interval}).

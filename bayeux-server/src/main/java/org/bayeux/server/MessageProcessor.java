@@ -113,6 +113,13 @@ final class MessageProcessor {
         }
         boolean handshake = Message.META_HANDSHAKE.equals(channel);
         ServerSessionImpl session = handshake ? null : sessions.sessionFor(message.getClientId(), carrier);
+        if (!handshake && (session == null || session.getState().isEnded())) {
+            // Before any adoption: a draining node adopts nothing.
+            ServerMessageImpl refused = meta.refuseWhileHandingOver(message);
+            if (refused != null) {
+                return done(Outcome.reply(null, refused));
+            }
+        }
         return extensions.incoming(session, message).thenCompose(keep -> {
             if (!keep) {
                 return done(Outcome.reply(session, Outcome.fail(Outcome.replyTo(message), 404, "", "message_deleted")));

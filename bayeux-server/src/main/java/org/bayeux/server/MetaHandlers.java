@@ -348,6 +348,15 @@ final class MetaHandlers {
         return CompletableFuture.completedFuture(Outcome.reply(session, reply));
     }
 
+    /**
+     * @param request a message, not a handshake, naming a session this node does not have (or no longer)
+     * @return the refusal to send while the engine drains with a store that adopts sessions
+     *         ({@link Draining#refuseWhileHandingOver}), or null to answer as ever (adopt, or {@code 402})
+     */
+    ServerMessageImpl refuseWhileHandingOver(ServerMessageImpl request) {
+        return draining.isOn() && writesThrough() ? draining.refuseWhileHandingOver(request) : null;
+    }
+
     // ---- errors and advice -----------------------------------------------------------------------------------
 
     /** Marks a reply refused, unless a limit already marked it with its own error. */

@@ -338,6 +338,10 @@ class FailoverWritesTest {
         assertThat(next).containsEntry("successful", true);
         assertThat(adviceOf(next)).containsEntry("reconnect", "retry").containsEntry("interval", 0L);
         assertThat(idle.getState()).isEqualTo(ServerSession.State.MOVED);
+        Map<String, Object> back = between.call("[" + between.connectMessage("") + "]").single("/meta/connect");
+        assertThat(back).as("back on its old connection: this node adopts nothing while it drains")
+                .containsEntry("successful", false).containsEntry("error", "503::draining");
+        assertThat(adviceOf(back)).isEqualTo(Map.of("reconnect", "retry", "interval", 1000L));
 
         drained.toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(store.removed).as("released sessions stay in the store").isEmpty();
