@@ -614,19 +614,27 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
      * the release fail, the session is drained as without such a store (its client handshakes again).
      */
     private void handOver() {
+        JournalEntry place;
         synchronized (out) {
             if (state.isEnded() || out.failover.handover != Handover.NONE) {
                 return;
             }
             out.failover.handover = Handover.RELEASING;
+            place = out.failover.placeOnly();
         }
-        CompletionStage<Void> released;
-        try {
-            released = store().release(this);
-        } catch (RuntimeException failure) {
-            released = CompletableFuture.failedFuture(failure);
-        }
-        released.whenComplete((ok, failure) -> released(failure));
+        // Released after the replies already on their way: the final state then counts what they carry.
+        place.previousLeft().whenComplete((before, ignored) -> {
+            CompletionStage<Void> released;
+            try {
+                released = store().release(this);
+            } catch (RuntimeException failure) {
+                released = CompletableFuture.failedFuture(failure);
+            }
+            released.whenComplete((ok, failure) -> {
+                place.left().complete(null);
+                released(failure);
+            });
+        });
     }
 
     private void released(Throwable failure) {

@@ -349,4 +349,31 @@ class FailoverWritesTest {
         assertThat(harness.newClient().handshake()).as("handshakes refused as ever")
                 .containsEntry("error", "503::draining");
     }
+
+    @Test
+    void aSessionIsReleasedOnlyAfterTheReplyOnItsWayLeft() throws Exception {
+        BayeuxServerImpl server = start(false);
+        TestClient client = harness.newClient();
+        client.handshake();
+        client.firstConnect();
+        assertThat(client.subscribe("/chat/a")).containsEntry("successful", true);
+        ServerSession session = sessionOf(client);
+        store.holdJournals(true);
+        CompletableFuture<TestResponse> held = client.connect();
+        await().atMost(WAIT).until(() -> server.isConnectHeld(session));
+        cluster.node().deliver(positioned("/chat/a", 1));
+        await().atMost(WAIT).until(() -> store.journals.size() == 1);
+
+        server.drain(Duration.ofSeconds(1));
+        assertThat(store.releases).as("waits for the reply on its way").isEmpty();
+        store.journals.get(0).stage().complete(null);
+        assertThat(offsets(get(held))).containsExactly(1L);
+        await().atMost(WAIT).until(() -> store.releases.size() == 1);
+
+        Map<String, Object> next = client.call("[" + client.connectMessage("") + "]").single("/meta/connect");
+        assertThat(next).containsEntry("successful", true);
+        assertThat(adviceOf(next)).containsEntry("reconnect", "retry").containsEntry("interval", 0L);
+        assertThat(session.getState()).isEqualTo(ServerSession.State.MOVED);
+        assertThat(store.removed).isEmpty();
+    }
 }
