@@ -851,7 +851,10 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
 
     void unsubscribed(ServerChannelImpl channel) {
         durable.unsubscribed(channel);
-        store().changed(this);
+        if (state != State.MOVED && !isHandedOver()) {
+            // A session that moved, or was handed over, is the next node's: leaving this one changes nothing stored.
+            store().changed(this);
+        }
     }
 
     Set<ServerChannelImpl> subscribedChannels() {

@@ -21,6 +21,8 @@ final class AdoptingStoreDouble implements SessionStore {
     final List<Call> journals = new CopyOnWriteArrayList<>();
     final List<Call> releases = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
+    /** The ids of the sessions the store was told changed, in order. */
+    final List<String> changed = new CopyOnWriteArrayList<>();
     private volatile boolean holdWrites;
     private volatile boolean holdJournals;
     private volatile boolean holdReleases;
@@ -48,6 +50,7 @@ final class AdoptingStoreDouble implements SessionStore {
 
     @Override
     public void changed(SessionState session) {
+        changed.add(session.sessionId());
     }
 
     @Override

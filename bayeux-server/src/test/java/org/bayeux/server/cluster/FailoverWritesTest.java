@@ -220,6 +220,7 @@ class FailoverWritesTest {
         await().atMost(WAIT).until(() -> harness.server().isConnectHeld(session));
         cluster.node().deliver(positioned("/chat/a", 1));
         await().atMost(WAIT).until(() -> store.journals.size() == 1);
+        int changes = store.changed.size();
         store.journals.get(0).stage().completeExceptionally(new SessionFencedException("generation moved on"));
 
         TestResponse response = get(held);
@@ -229,6 +230,7 @@ class FailoverWritesTest {
         assertThat(session.getState()).isEqualTo(ServerSession.State.MOVED);
         assertThat(harness.server().getSession(client.clientId())).isNull();
         assertThat(store.removed).as("the store keeps what the new owner owns").isEmpty();
+        assertThat(store.changed).as("leaving its channels here changes nothing stored").hasSize(changes);
         assertThat(harness.server().statistics().journalFailures()).isZero();
     }
 
@@ -369,11 +371,13 @@ class FailoverWritesTest {
         store.journals.get(0).stage().complete(null);
         assertThat(offsets(get(held))).containsExactly(1L);
         await().atMost(WAIT).until(() -> store.releases.size() == 1);
+        int changes = store.changed.size();
 
         Map<String, Object> next = client.call("[" + client.connectMessage("") + "]").single("/meta/connect");
         assertThat(next).containsEntry("successful", true);
         assertThat(adviceOf(next)).containsEntry("reconnect", "retry").containsEntry("interval", 0L);
         assertThat(session.getState()).isEqualTo(ServerSession.State.MOVED);
         assertThat(store.removed).isEmpty();
+        assertThat(store.changed).as("nothing written after the release").hasSize(changes);
     }
 }
