@@ -525,8 +525,13 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             boolean nothingDue = !out.due || batchDepth > 0;
             Map<String, Object> refusal = null;
             Handover handover = out.failover == null ? Handover.NONE : out.failover.handover;
-            // While the store releases the session, a connect waits for the release (or its timeout) to be answered.
-            boolean hold = handover == Handover.RELEASING ? via.capabilities().canHoldConnect() && holdMillis > 0
+            if (handover == Handover.RELEASING) {
+                // The connect waits for the release (or the session's timeout), even one asking to be answered at
+                // once: answered before the release, the client would reach a node that cannot adopt the session yet.
+                holdMillis = Math.max(holdMillis, getTimeout().toMillis());
+            }
+            boolean hold = handover == Handover.RELEASING ? alone && via.capabilities().canHoldConnect()
+                    && holdMillis > 0
                     : handover == Handover.NONE && alone && !first && holdMillis > 0 && nothingDue && !handingOff
                     && via.capabilities().canHoldConnect() && (refusal = via.holdPolicy().refuseHold(this)) == null;
             Map<String, Object> advice = advised.forReply(this, requestedTimeoutMillis >= 0, refusal);

@@ -326,6 +326,11 @@ class FailoverWritesTest {
         // Queued while the release is written: the next owner delivers it, from the backplane's history.
         cluster.node().deliver(positioned("/chat/a", 1));
         assertThat(connect).as("answered once released").isNotDone();
+        // A connect that asks to be answered at once waits for the release too.
+        CompletableFuture<TestResponse> early = between.send("["
+                + between.connectMessage(",\"advice\":{\"timeout\":0}") + "]");
+        await().atMost(WAIT).until(() -> server.isConnectHeld(idle));
+        assertThat(early).isNotDone();
         store.releases.forEach(call -> call.stage().complete(null));
 
         TestResponse answered = get(connect);
@@ -335,8 +340,8 @@ class FailoverWritesTest {
         assertThat(answered.deliveries()).as("no messages").isEmpty();
         await().atMost(WAIT).until(() -> held.getState() == ServerSession.State.MOVED);
 
-        // The other client's next connect is told the same, and its session leaves too.
-        Map<String, Object> next = between.call("[" + between.connectMessage("") + "]").single("/meta/connect");
+        // The other client's connect is told the same, and its session leaves too.
+        Map<String, Object> next = get(early).single("/meta/connect");
         assertThat(next).containsEntry("successful", true);
         assertThat(adviceOf(next)).containsEntry("reconnect", "retry").containsEntry("interval", 0L);
         assertThat(idle.getState()).isEqualTo(ServerSession.State.MOVED);
