@@ -47,7 +47,8 @@ class RedisSessionStoreTest {
     }
 
     private RedisBackplaneConfig.Builder storing(String uri) {
-        return fixture.config().uri(uri).historyRules("/chat/**").sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1));
+        return fixture.config().uri(uri).historyRules("/chat/**").sessionStore(true, Duration.ofMillis(50), Duration.ofSeconds(1))
+                .reconnectWindow(Duration.ofSeconds(1));
     }
 
     private BackplaneFixture.Node node(RedisBackplaneConfig config, Duration maxInterval) throws Exception {
