@@ -277,7 +277,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         dirty.remove(sessionId);
         if (known != null) {
             byDigest.remove(known.digest, sessionId);
-            if (known.stored && deletes.size() < MAX_PENDING_DELETES) {
+            // Also when its creation is still on its way: a delete that comes first finds nothing, and the key then
+            // expires.
+            if (deletes.size() < MAX_PENDING_DELETES) {
                 deletes.put(sessionId, known.generation);
             }
         }
