@@ -69,8 +69,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Redis away.</b> Lazy writes, deletes and renewals that fail (refused at once while the connection is down, or
  * unanswered within {@link RedisBackplaneConfig#OPERATION_TIMEOUT}) are retried with the session's latest state at
- * the next period, for as long as the session lives. A write or renewal that finds the key gone after it was
- * written once counts as fenced: the session ended or moved elsewhere meanwhile, and must not come back.</p>
+ * the next period, for as long as the session lives. A write or renewal that finds the key gone (Redis restarted
+ * without its data, say) writes the session again; one that finds another owner is fenced.</p>
  */
 public final class RedisSessionStore implements SessionStore, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisSessionStore.class);
@@ -601,6 +601,11 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
      * @param pairs field, value, ... to set
      */
     private CompletableFuture<Long> patch(Owned entry, List<String> removed, String... pairs) {
+        return patch(entry, true, removed, pairs);
+    }
+
+    /** @param again whether to write the whole state and patch once more if the hash is gone */
+    private CompletableFuture<Long> patch(Owned entry, boolean again, List<String> removed, String... pairs) {
         RedisLink.Connection current = connection;
         if (current == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis"));
@@ -621,8 +626,12 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                         failures.increment();
                         throw new CompletionException(cause(failed));
                     }
-                    return settle(entry, code);
-                });
+                    if (code != null && code == SessionScripts.GONE && again && entry.state != null) {
+                        entry.stored = false;
+                        return writeState(entry, false).thenCompose(done -> patch(entry, false, removed, pairs));
+                    }
+                    return CompletableFuture.completedFuture(settle(entry, code));
+                }).thenCompose(next -> next);
     }
 
     /** @return DONE, else the session is fenced: no longer tracked, the engine told, and a failure thrown */
@@ -705,8 +714,10 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 String own = values.get(0).hasValue() ? SessionHash.text(values.get(0).getValue()) : null;
                 String gen = values.get(1).hasValue() ? SessionHash.text(values.get(1).getValue()) : null;
                 boolean ours = nodeId.equals(own) && Long.toString(entry.generation).equals(gen);
-                boolean notYetWritten = own == null && !entry.stored;
-                if (!ours && !notYetWritten) {
+                if (own == null && entry.state != null) {
+                    // Gone (see writeArgs): written again.
+                    dirty.putIfAbsent(entry.id, entry);
+                } else if (!ours) {
                     fencedOff(entry);
                 }
             }
@@ -831,7 +842,10 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         List<byte[]> args = new ArrayList<>(2 * (subscriptions.size() + positions.size()) + drops.size() + 40);
         args.add(HistoryStore.ascii(nodeId));
         args.add(HistoryStore.ascii(entry.generation));
-        args.add(HistoryStore.ascii(entry.stored ? WRITE : CREATE));
+        // A missing hash is written again: only the node that owned it last deletes it (fenced), so it is gone because
+        // Redis lost it (a restart without its data, a failover to a replica that lagged) or because the session
+        // ended on a node that adopted it, whose client then forgot its id: coming back harms no one.
+        args.add(HistoryStore.ascii(CREATE));
         args.add(HistoryStore.ascii(ttl(maxInterval).toMillis()));
         args.add(HistoryStore.ascii(drops.size()));
         drops.forEach(batch -> args.add(HistoryStore.ascii(batch)));
@@ -937,9 +951,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                     continue;
                 }
                 renewals++;
-                if (code == SessionScripts.GONE && !entry.stored) {
-                    // Not written yet (its creation failed while Redis was away): written at the next round.
-                    if (owned.get(entry.id) == entry && entry.state != null) {
+                if (code == SessionScripts.GONE && entry.state != null) {
+                    // Not written yet (its creation failed while Redis was away), or lost: written at the next round.
+                    if (owned.get(entry.id) == entry) {
                         dirty.putIfAbsent(entry.id, entry);
                     }
                 } else if (code != SessionScripts.DONE) {
@@ -990,7 +1004,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         final String id;
         final String digest;
         final long generation;
-        /** Whether its hash was written (or adopted): from then on a missing hash means it moved or ended. */
+        /** Whether its hash was written (or adopted) and not found gone since. */
         volatile boolean stored;
         /** The engine's session; null for an adopted one until the engine names it. */
         volatile SessionState state;

@@ -25,8 +25,8 @@ final class SessionScripts {
             "end");
 
     /**
-     * Replaces a session's state. ARGV: node, generation, {@code create} or {@code write} (whether a missing hash
-     * may be created: only the creation write of a session may), TTL ms, the number n of journal batches to drop,
+     * Replaces a session's state. ARGV: node, generation, {@code create} (a missing hash is created) or
+     * {@code write}, TTL ms, the number n of journal batches to drop,
      * those n batch numbers, then field, value, ... Every field not given is removed except the journal entries
      * ({@code j:<batch>}), which only the drops remove.
      */

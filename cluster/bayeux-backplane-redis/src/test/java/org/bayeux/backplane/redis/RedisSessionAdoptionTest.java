@@ -417,6 +417,28 @@ class RedisSessionAdoptionTest {
         assertThat(a.store().find("s1").ackBatch()).isEqualTo(2);
     }
 
+    /** Only a session's owner deletes its hash: one found gone was lost by Redis, and is written again. */
+    @Test
+    void aSessionRedisLostIsWrittenAgainNotFenced() throws Exception {
+        Node a = node("a");
+        Live session = new Live("s1");
+        a.store().created(session);
+        get(a.store().writeNow(session));
+        redis.flushAll();
+        get(a.store().journal(session, 1, Map.of(CHANNEL, new ChannelPosition("e1", 5))));
+        SessionState found = a.store().find("s1");
+        assertThat(found.subscriptions()).containsExactly(CHANNEL);
+        assertThat(found.journal().keySet()).containsExactly(1L);
+        assertThat(found.generation()).isEqualTo(1);
+        redis.flushAll();
+        session.subscriptions = Set.of(CHANNEL, "/more");
+        a.store().changed(session);
+        await("written again by the lazy writer").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions().until(() -> a.store().find("s1").subscriptions().size() == 2);
+        assertThat(a.store().fencedWrites()).isZero();
+        assertThat(a.moved()).isEmpty();
+    }
+
     @Test
     void aSubscriptionsSeamIsWrittenBeforeItCompletesAndKeptByLaterWrites() throws Exception {
         Node a = node("a");
