@@ -417,6 +417,18 @@ class RedisSessionAdoptionTest {
         assertThat(a.store().find("s1").ackBatch()).isEqualTo(2);
     }
 
+    @Test
+    void theLeaseAndTheReconnectWindowAreValidatedNamingKeyAndValue() {
+        assertThat(RedisBackplaneConfig.defaults().nodeLease()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(RedisBackplaneConfig.defaults().reconnectWindow()).isEqualTo(Duration.ofSeconds(30));
+        assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("nodeLease", "200ms")))
+                .isInstanceOf(org.bayeux.server.config.InvalidConfigurationException.class)
+                .hasMessageContaining("nodeLease").hasMessageContaining("200ms");
+        assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("reconnectWindow", "2h")))
+                .isInstanceOf(org.bayeux.server.config.InvalidConfigurationException.class)
+                .hasMessageContaining("reconnectWindow").hasMessageContaining("2h");
+    }
+
     /** Only a session's owner deletes its hash: one found gone was lost by Redis, and is written again. */
     @Test
     void aSessionRedisLostIsWrittenAgainNotFenced() throws Exception {
