@@ -17,13 +17,11 @@ public class SessionFencedException extends RuntimeException {
 
     /**
      * @param failure a stage's failure, possibly wrapped ({@code CompletionException})
-     * @return true if it or one of its causes is a fencing refusal: an instance of this class, or of a class of the
-     *         same simple name (a store that cannot depend on this module's version)
+     * @return true if it or one of its causes is a fencing refusal
      */
     public static boolean isFenced(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SessionFencedException
-                    || SessionFencedException.class.getSimpleName().equals(cause.getClass().getSimpleName())) {
+            if (cause instanceof SessionFencedException) {
                 return true;
             }
         }

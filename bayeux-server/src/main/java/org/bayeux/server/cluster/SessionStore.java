@@ -114,4 +114,16 @@ public interface SessionStore {
     default CompletionStage<Void> release(SessionState session) {
         return CompletableFuture.completedFuture(null);
     }
+
+    /**
+     * Whether this node may serve its sessions now: a store that fences (one that {@link #adopts}) says false while
+     * it cannot prove its node's ownership is current (its liveness lease could not be renewed in time); the engine
+     * then holds its sessions' requests and delivers nothing until it says true again, by which time every session
+     * that moved meanwhile has been reported through {@link #onMoved}. True by default.
+     *
+     * @return whether the sessions of this node may be served now
+     */
+    default boolean serving() {
+        return true;
+    }
 }

@@ -234,15 +234,6 @@ class FailoverWritesTest {
         assertThat(harness.server().statistics().journalFailures()).isZero();
     }
 
-    /** A store's own exception of the same simple name fences too (the redis store may define none of ours). */
-    static final class SessionFencedException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        SessionFencedException(String message) {
-            super(message);
-        }
-    }
-
     @Test
     void aFencedEntryOfAnImmediateReplyWithholdsItToo() throws Exception {
         start(false);

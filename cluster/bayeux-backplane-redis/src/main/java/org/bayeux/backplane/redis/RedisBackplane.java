@@ -432,7 +432,7 @@ public final class RedisBackplane implements Cluster {
         text.append("  history reads: ").append(calls.pagesRead()).append(" pages, ").append(calls.bytesRead())
                 .append(" bytes").append('\n');
         text.append("  presence listeners: ").append(presenceListeners.size()).append('\n');
-        text.append("  session store: ").append(sessionStore == null ? "off" : "on").append('\n');
+        text.append("  session store: ").append(sessionStore == null ? "off" : sessionStore.dump()).append('\n');
         return text.toString();
     }
 

@@ -196,13 +196,31 @@ public final class RedisBackplaneConfig extends TypedConfig {
                     + "maxInterval + 2 × sessionRefresh after its last write or renewal, so between maxInterval + "
                     + "sessionRefresh and maxInterval + 2 × sessionRefresh after its node died.");
 
+    /** How long a node's liveness lease in Redis lasts unless renewed. */
+    public static final ConfigOption<Duration> NODE_LEASE = ConfigOption.duration("nodeLease",
+            Duration.ofSeconds(3), d -> d.compareTo(Duration.ofSeconds(1)) >= 0
+                    && d.compareTo(Duration.ofMinutes(1)) <= 0, "a duration from 1s to 1m",
+            "With sessionStore: how long the node's liveness key (<keyPrefix>:node:{<nodeId>}) lives unless "
+                    + "renewed (every third of it). Another node adopts a session at once when its owner's lease "
+                    + "is gone, and waits at most this long for a live owner to let it go; a node that could not "
+                    + "renew its lease for two thirds of it stops serving its sessions until it checked them again.");
+    /** How long a dead node's session stays adoptable beyond its maxInterval. */
+    public static final ConfigOption<Duration> RECONNECT_WINDOW = ConfigOption.duration("reconnectWindow",
+            Duration.ofSeconds(30), d -> !d.isNegative() && d.compareTo(Duration.ofMinutes(10)) <= 0,
+            "a duration from 0s to 10m",
+            "With sessionStore: how long a session's key outlives its node at least, so that its client can "
+                    + "reach another node and be adopted (balancer detection plus a few client back-offs): a key "
+                    + "expires max(maxInterval, reconnectWindow) + 2 × sessionRefresh after its last write or "
+                    + "renewal. History must cover the messages of this window.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, USERNAME, PASSWORD_FILE, TLS_CA_FILE,
             TLS_VERIFY, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
             OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
             HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, HISTORY_MAX_BYTES, HISTORY_SHARD_MAX_BYTES, HISTORY_LOOK_BACK,
             RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, RECOVERY_CONCURRENCY, RECOVERY_RATE, RECOVERY_BURST, PRESENCE_TTL,
-            SHARD_READ_GRACE, SESSION_STORE, SESSION_KEY_FILE, SESSION_WRITE_DELAY, SESSION_REFRESH);
+            SHARD_READ_GRACE, SESSION_STORE, SESSION_KEY_FILE, SESSION_WRITE_DELAY, SESSION_REFRESH, NODE_LEASE,
+            RECONNECT_WINDOW);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -444,6 +462,16 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(SESSION_REFRESH);
     }
 
+    /** @return {@link #NODE_LEASE} */
+    public Duration nodeLease() {
+        return get(NODE_LEASE);
+    }
+
+    /** @return {@link #RECONNECT_WINDOW} */
+    public Duration reconnectWindow() {
+        return get(RECONNECT_WINDOW);
+    }
+
     /** Collects values over the defaults, each validated as it is set. */
     public static final class Builder extends TypedConfig.Builder<Builder> {
         private Builder() {
@@ -585,6 +613,22 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder sessionKeyFile(String keyFile) {
             return set(SESSION_KEY_FILE, keyFile);
+        }
+
+        /**
+         * @param lease {@link #NODE_LEASE}
+         * @return this builder
+         */
+        public Builder nodeLease(Duration lease) {
+            return set(NODE_LEASE, lease);
+        }
+
+        /**
+         * @param window {@link #RECONNECT_WINDOW}
+         * @return this builder
+         */
+        public Builder reconnectWindow(Duration window) {
+            return set(RECONNECT_WINDOW, window);
         }
 
         /** @return the configuration */

@@ -186,6 +186,19 @@ final class RedisLink {
     }
 
     /**
+     * Connects a PUB/SUB connection (on a Redis Cluster, messages published on any node reach it), blocking up to
+     * the connect timeout. It resubscribes by itself after a reconnect.
+     *
+     * @return a new PUB/SUB connection
+     */
+    io.lettuce.core.pubsub.StatefulRedisPubSubConnection<String, byte[]> connectPubSub() {
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.connectPubSub(CODEC);
+        }
+        return ((RedisClient) client).connectPubSub(CODEC);
+    }
+
+    /**
      * @param failure why a connection failed
      * @return Redis's answer if it refused the credentials ({@code WRONGPASS}, {@code NOAUTH}, {@code NOPERM}), the
      *         first words only, else null
