@@ -59,9 +59,10 @@ final class BalancedConnection {
     /** Ends both sides with a reset (SO_LINGER 0): the client reads "connection reset", not an orderly end. */
     void cut() {
         if (ended.compareAndSet(false, true)) {
+            // Told first, so that a client that sees its reset no longer finds the connection counted as open.
+            onEnd.accept(this);
             reset(client);
             reset(server);
-            onEnd.accept(this);
         }
     }
 
@@ -98,9 +99,9 @@ final class BalancedConnection {
 
     private void end() {
         if (ended.compareAndSet(false, true)) {
+            onEnd.accept(this);
             closeQuietly(client);
             closeQuietly(server);
-            onEnd.accept(this);
         }
     }
 
