@@ -111,6 +111,21 @@ class FailoverInteropTest {
         }
     }
 
+    /**
+     * The control: the same run with no failure counts zero everywhere, so that a count above zero in the other
+     * scenarios comes from the failure, not from the harness.
+     */
+    @Test
+    void withoutAFailureEveryCountIsZero() throws Exception {
+        startCluster();
+        startClientsAndPublishers();
+        publishUntil(acknowledged.get() + AFTER_FAILURE, "in the control run");
+        finishAndAssertExact("no failure");
+        assertThat(balancer.nodesMarkedDown()).isZero();
+        assertThat(balancer.connectionsCut()).isZero();
+        assertThat(unacknowledged.get()).as("every publish acknowledged").isZero();
+    }
+
     /** T1 and T1b: the node of front 0 killed with SIGKILL mid-stream, its connections first black-holed in T1b. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"kill -9", "blackhole, then kill -9"})
