@@ -294,7 +294,8 @@ export const scenarios = {
 
     /**
      * For failover tests: subscribes to every channel of --channels (comma-separated), prints "INTEROP-SUBSCRIBED",
-     * then one line "INTEROP-SEQ {channel, from, seq, handshakes, clientId}" per message as it arrives, until a
+     * then one line "INTEROP-SEQ {channel, from, seq, handshakes, clientId}" per message as it arrives (and, for Faye,
+     * "INTEROP-TRANSPORT {state, handshakes, connects}" as its transport goes down and up), until a
      * message with data.end has come from each of --publishers publishers on every channel (or --wait ran out: the
      * result then says complete: false). The JUnit side counts lost, duplicated and reordered messages from the
      * lines, and re-handshakes and clientId changes from handshakes and clientIds (the line's and the result's).
@@ -302,6 +303,9 @@ export const scenarios = {
     async "receive-seq"(client, args) {
         const channels = String(args.channels).split(",");
         const publishers = Number(args.publishers);
+        // Faye tells when it lost and found the server again: printed for the failure report.
+        client.onTransport?.(state => process.stdout.write("INTEROP-TRANSPORT " + JSON.stringify({
+            state, handshakes: client.handshakes, connects: client.connects}) + "\n"));
         await within(client.handshake(), STEP_MS, "handshake");
         const ends = new Map(channels.map(channel => [channel, new Set()]));
         const onMessage = (channel, data) => {

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import org.bayeux.backplane.redis.RedisProcess;
 import org.bayeux.testsupport.DeliveryChecker;
@@ -341,6 +342,11 @@ class FailoverInteropTest {
         } catch (AssertionError unfinished) {
             result = Map.of();
             outcome = "killed unfinished";
+        }
+        List<Map<String, Object>> transport = run.jsonLines("INTEROP-TRANSPORT ");
+        if (!transport.isEmpty()) {
+            outcome += ", transport " + transport.stream().map(event -> String.valueOf(event.get("state")))
+                    .collect(Collectors.joining(","));
         }
         List<Map<String, Object>> lines = run.jsonLines(SEQ_LINE);
         for (Map<String, Object> line : lines) {
