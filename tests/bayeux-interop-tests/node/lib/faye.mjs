@@ -83,6 +83,12 @@ export class FayeClient {
         return clientId;
     }
 
+    /** @param {(state: string) => void} listener told "down" and "up" as Faye's transport:down/up events come */
+    onTransport(listener) {
+        this.#client.on("transport:down", () => listener("down"));
+        this.#client.on("transport:up", () => listener("up"));
+    }
+
     /** @returns {string} the transport in use, as told by the last connect sent */
     transportName() {
         return [...this.connectionTypes].pop();

@@ -292,6 +292,49 @@ export const scenarios = {
         return result;
     },
 
+    /**
+     * For failover tests: subscribes to every channel of --channels (comma-separated), prints "INTEROP-SUBSCRIBED",
+     * then one line "INTEROP-SEQ {channel, from, seq, handshakes, clientId}" per message as it arrives (and, for Faye,
+     * "INTEROP-TRANSPORT {state, handshakes, connects}" as its transport goes down and up), until a
+     * message with data.end has come from each of --publishers publishers on every channel (or --wait ran out: the
+     * result then says complete: false). The JUnit side counts lost, duplicated and reordered messages from the
+     * lines, and re-handshakes and clientId changes from handshakes and clientIds (the line's and the result's).
+     */
+    async "receive-seq"(client, args) {
+        const channels = String(args.channels).split(",");
+        const publishers = Number(args.publishers);
+        // Faye tells when it lost and found the server again: printed for the failure report.
+        client.onTransport?.(state => process.stdout.write("INTEROP-TRANSPORT " + JSON.stringify({
+            state, handshakes: client.handshakes, connects: client.connects}) + "\n"));
+        await within(client.handshake(), STEP_MS, "handshake");
+        const ends = new Map(channels.map(channel => [channel, new Set()]));
+        const onMessage = (channel, data) => {
+            if (data && data.end) {
+                ends.get(channel)?.add(data.from);
+                return;
+            }
+            const clientId = client.clientIds[client.clientIds.length - 1] ?? null;
+            process.stdout.write("INTEROP-SEQ " + JSON.stringify({
+                channel, from: data?.from ?? null, seq: data?.seq ?? null, handshakes: client.handshakes, clientId
+            }) + "\n");
+        };
+        await within(Promise.all(channels.map(channel => client.subscribe(channel, onMessage))), STEP_MS,
+            "subscribe");
+        process.stdout.write("INTEROP-SUBSCRIBED\n");
+        let complete = true;
+        try {
+            await client.signal.until(() => [...ends.values()].every(from => from.size >= publishers),
+                Number(args.wait ?? 120000), "every publisher's end on every channel");
+        } catch (timedOut) {
+            complete = false;
+        }
+        const result = base(client, {complete});
+        if (complete) {
+            await within(client.disconnect(), STEP_MS, "disconnect").catch(() => {});
+        }
+        return result;
+    },
+
     /** A remote call to /service/echo, answered by a server-side service (CometD JS only). */
     async "remote-call"(client) {
         await within(client.handshake(), STEP_MS, "handshake");

@@ -136,12 +136,22 @@ final class CometDJavaClient implements AutoCloseable {
      */
     BlockingQueue<Message> subscribe(String channel) {
         BlockingQueue<Message> received = new LinkedBlockingQueue<>();
-        ClientSessionChannel.MessageListener listener = (from, message) -> received.add(message);
+        subscribe(channel, (from, message) -> received.add(message));
+        return received;
+    }
+
+    /**
+     * Subscribes with a listener of the caller's, and waits for the server's reply; the listener is subscribed
+     * again after a re-handshake.
+     *
+     * @param channel the channel or pattern
+     * @param listener told every message received through this subscription, on the client's thread
+     */
+    void subscribe(String channel, ClientSessionChannel.MessageListener listener) {
         subscriptions.put(channel, listener);
         CompletableFuture<Message> reply = new CompletableFuture<>();
         bayeux.getChannel(channel).subscribe(listener, reply::complete);
         expectSuccess(await(reply, "subscribe reply"), "subscribe to " + channel);
-        return received;
     }
 
     /**

@@ -216,6 +216,40 @@ final class NodeScenario {
         }
     }
 
+    /**
+     * The lines printed so far that start with a prefix, as JSON; a last line not yet ended is left for later.
+     *
+     * @param prefix such as {@code INTEROP-SEQ }
+     * @return each such line's JSON after the prefix, in order
+     */
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> jsonLines(String prefix) {
+        String text;
+        try {
+            text = Files.readString(stdout, StandardCharsets.UTF_8);
+        } catch (IOException notYet) {
+            return List.of();
+        }
+        List<Map<String, Object>> lines = new ArrayList<>();
+        int start = 0;
+        for (int end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) {
+            if (text.startsWith(prefix, start)) {
+                try {
+                    lines.add((Map<String, Object>) JSON.parse(text.substring(start + prefix.length(), end)));
+                } catch (MalformedJsonException unreadable) {
+                    throw new AssertionError(description + ": unreadable line " + text.substring(start, end),
+                            unreadable);
+                }
+            }
+        }
+        return lines;
+    }
+
+    /** @return true while the Node.js process runs */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** Ends the process, if still running, and any child it started: each by its own PID. */
     void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
