@@ -582,7 +582,9 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         if (releasing != null) {
             releasing.carrier.holdPolicy().holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
-            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
+            // Moved: its client carries on with the node that owns it now, so it must not be told to stop.
+            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this,
+                    endState == State.MOVED ? Message.RECONNECT_RETRY : Message.RECONNECT_NONE));
             parts.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.capabilities().pushesWhileHeld()) {
             last.send(parts.encoded(first));
@@ -625,12 +627,22 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
 
     void subscribed(ServerChannelImpl channel) {
         durable.subscribed(channel);
-        store().changed(this);
+        storeChanged();
     }
 
     void unsubscribed(ServerChannelImpl channel) {
         durable.unsubscribed(channel);
-        store().changed(this);
+        storeChanged();
+    }
+
+    /**
+     * Tells the store, unless the session ended: a removal unsubscribes it after the store was told it ended, and a
+     * session that moved, or an adoption undone, belongs to another node's record, which this one must not write.
+     */
+    private void storeChanged() {
+        if (!state.isEnded()) {
+            store().changed(this);
+        }
     }
 
     Set<ServerChannelImpl> subscribedChannels() {
@@ -678,6 +690,41 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     public long ackBatch() {
         AcknowledgedBatch numbered = acknowledging();
         return numbered == null ? -1 : numbered.acknowledgedBatch();
+    }
+
+    @Override
+    public long generation() {
+        return durable.generation();
+    }
+
+    /** @param generation the fencing token the store gave: 1 at creation, the adopted one on adoption */
+    void generation(long generation) {
+        durable.generation(generation);
+    }
+
+    @Override
+    public String browserDigest() {
+        return settings.browserDigest();
+    }
+
+    @Override
+    public boolean browserCookieShown() {
+        return settings.hasShownBrowserCookie();
+    }
+
+    @Override
+    public boolean pinned() {
+        return settings.isPinRequested();
+    }
+
+    @Override
+    public boolean acknowledges() {
+        return acknowledging() != null;
+    }
+
+    @Override
+    public Map<String, String> portableAttributes() {
+        return parts.portableAttributes().of(this);
     }
 
     // ---- settings (SessionSettings) --------------------------------------------------------------------------
