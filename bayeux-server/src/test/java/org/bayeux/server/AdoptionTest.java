@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import org.bayeux.api.Message;
+import org.bayeux.api.Promise;
 import org.bayeux.api.server.BayeuxServer;
 import org.bayeux.api.server.SecurityPolicy;
 import org.bayeux.api.server.ServerChannel;
@@ -80,7 +81,10 @@ class AdoptionTest {
         public boolean rcvMeta(ServerSession session, ServerMessage.Mutable message) {
             if (Message.META_SUBSCRIBE.equals(message.getChannel()) && message.getExt() != null
                     && message.getExt().get("recovery") instanceof ResumeFrom resume) {
-                resumedFrom.put((String) message.get(Message.SUBSCRIPTION_FIELD), resume.position());
+                String channel = (String) message.get(Message.SUBSCRIPTION_FIELD);
+                resumedFrom.put(channel, resume.position());
+                // What the cluster's recovery replays: queued before the session serves anything.
+                session.deliver(null, channel, "replayed after " + resume.position(), Promise.noop());
             }
             return true;
         }
@@ -139,16 +143,21 @@ class AdoptionTest {
         }));
         String id = handshakenOnA(a, "/chat/a", "/chat/b");
         ChannelPosition subscribedAt = shared.stored(id).state().subscribedAt().get("/chat/a");
+        ChannelPosition subscribedAtB = shared.stored(id).state().subscribedAt().get("/chat/b");
         shared.kill("A");
 
         TestClient client = onNode(b, id);
-        assertThat(connectNow(client)).containsEntry("successful", true);
+        // CometD's retry connect: answered at once, with what the recovery replayed.
+        TestResponse first = client.call("[" + client.connectMessage(",\"advice\":{\"timeout\":0}") + "]");
+        assertThat(first.single("/meta/connect")).containsEntry("successful", true);
+        assertThat(first.deliveries()).extracting(message -> message.get("data")).containsExactlyInAnyOrder(
+                "replayed after " + subscribedAt, "replayed after " + subscribedAtB);
 
         ServerSession adopted = b.server().getSession(id);
         assertThat(adopted).isNotNull();
         assertThat(adopted.getSubscriptions()).extracting(ServerChannel::getId)
                 .containsExactlyInAnyOrder("/chat/a", "/chat/b");
-        assertThat(recoveryB.resumedFrom).containsEntry("/chat/a", subscribedAt).containsKey("/chat/b");
+        assertThat(recoveryB.resumedFrom).containsEntry("/chat/a", subscribedAt).containsEntry("/chat/b", subscribedAtB);
         assertThat(told).containsExactly("adopted " + id);
         assertThat(b.server().statistics().adoptions()).isEqualTo(1);
         assertThat(shared.stored(id).owner()).isEqualTo("B");
@@ -410,6 +419,118 @@ class AdoptionTest {
         EngineHarness engine = node(shared.node("C"), config -> config.failoverDelivery(delivery), server -> { });
         return new SessionAdoptions(engine.server().getConfig(), null, null, engine.server()::getSessionStore,
                 new EngineEvents(), new ExtensionChain(), engine.server().statistics(), (session, subscribe) -> null);
+    }
+
+    /** A stand-in for the ack extension's state: records how the engine continues its numbering. */
+    static final class Numbering implements org.bayeux.api.server.SessionExtension,
+            org.bayeux.server.cluster.AcknowledgedBatch {
+        final long acknowledged;
+        final long last;
+        final List<String> continued = new CopyOnWriteArrayList<>();
+
+        Numbering(long acknowledged, long last) {
+            this.acknowledged = acknowledged;
+            this.last = last;
+        }
+
+        @Override
+        public long acknowledgedBatch() {
+            return acknowledged;
+        }
+
+        @Override
+        public long lastBatch() {
+            return last;
+        }
+
+        @Override
+        public void continueFrom(long lastBatch, long acknowledged, Map<String, ChannelPosition> positions) {
+            continued.add(lastBatch + " " + acknowledged + " " + positions);
+        }
+    }
+
+    /** A stand-in for the ack extension: gives adopted sessions a {@link Numbering}. */
+    static final class Acknowledgements implements ServerExtension,
+            org.bayeux.server.cluster.AdoptedAcknowledgements {
+        final List<Numbering> installed = new CopyOnWriteArrayList<>();
+
+        @Override
+        public org.bayeux.server.cluster.AcknowledgedBatch resumeOn(ServerSession adopted) {
+            Numbering numbering = new Numbering(0, 0);
+            adopted.addExtension(numbering);
+            installed.add(numbering);
+            return numbering;
+        }
+    }
+
+    @Test
+    void anAcknowledgingSessionContinuesItsNumberingFromWhatItsClientAcknowledged() {
+        EngineHarness a = nodeA();
+        Acknowledgements acknowledgements = new Acknowledgements();
+        EngineHarness b = nodeB(server -> server.addExtension(acknowledgements));
+        String id = handshakenOnA(a, "/chat/a");
+        a.server().getSession(id).addExtension(new Numbering(4, 6));
+        a.server().getSession(id).setMaxInterval(Duration.ofSeconds(42));
+        ChannelPosition subscribedAt = shared.stored(id).state().subscribedAt().get("/chat/a");
+        // A change the store writes: the ack state is part of it now.
+        a.newClient().handshake();
+        TestClient onA = onNode(a, id);
+        onA.subscribe("/chat/b");
+        onA.unsubscribe("/chat/b");
+        assertThat(shared.stored(id).state().acknowledges()).isTrue();
+        assertThat(shared.stored(id).state().ackBatch()).isEqualTo(4);
+        shared.kill("A");
+
+        TestClient client = onNode(b, id);
+        assertThat(client.call("[" + client.connectMessage(",\"ext\":{\"ack\":4},\"advice\":{\"timeout\":0}")
+                + "]").single("/meta/connect")).containsEntry("successful", true);
+        assertThat(acknowledgements.installed).hasSize(1);
+        assertThat(acknowledgements.installed.get(0).continued)
+                .containsExactly("4 4 " + Map.of("/chat/a", subscribedAt));
+        assertThat(b.server().getSession(id).getMaxInterval()).isEqualTo(Duration.ofSeconds(42));
+    }
+
+    @Test
+    void anAcknowledgingSessionIsNotAdoptedByANodeWithoutTheAckExtension() {
+        EngineHarness a = nodeA();
+        EngineHarness b = nodeB(server -> { });
+        String id = handshakenOnA(a, "/chat/a");
+        a.server().getSession(id).addExtension(new Numbering(0, 0));
+        onNode(a, id).subscribe("/chat/b");
+        shared.kill("A");
+        assertUnknown(connectNow(onNode(b, id)));
+        assertThat(b.server().getSession(id)).isNull();
+    }
+
+    @Test
+    void aConnectAcknowledgingABatchNeverIssuedHereDropsTheSessionAsMovedAndAdoptsItAgain() {
+        Acknowledgements acknowledgements = new Acknowledgements();
+        Recovery recovery = new Recovery();
+        EngineHarness a = node(storeA, config -> { }, server -> {
+            server.addExtension(acknowledgements);
+            server.addExtension(recovery);
+        });
+        String id = handshakenOnA(a, "/chat/a");
+        ServerSession before = a.server().getSession(id);
+        before.addExtension(new Numbering(3, 3));
+        // Another node served it since and wrote so: its client acknowledged batch 5.
+        onNode(a, id).subscribe("/chat/b");
+        onNode(a, id).unsubscribe("/chat/b");
+        shared.rewrite(id, state -> new SharedSessionStore.Snapshot(state.sessionId(), state.subscriptions(), 0, 5,
+                state.positions(), state.maxInterval(), state.generation() + 1, null, false, false,
+                state.subscribedAt(), true, 5, state.journal(), Map.of()));
+
+        TestClient client = onNode(a, id);
+        assertThat(client.call("[" + client.connectMessage(",\"ext\":{\"ack\":5},\"advice\":{\"timeout\":0}")
+                + "]").single("/meta/connect")).containsEntry("successful", true);
+        assertThat(before.getState()).isEqualTo(ServerSession.State.MOVED);
+        ServerSession after = a.server().getSession(id);
+        assertThat(after).isNotNull().isNotSameAs(before);
+        assertThat(a.server().statistics().sessionsMoved()).isEqualTo(1);
+        assertThat(a.server().statistics().adoptions()).isEqualTo(1);
+        assertThat(acknowledgements.installed.get(0).continued).hasSize(1);
+        assertThat(acknowledgements.installed.get(0).continued.get(0)).startsWith("5 5 ");
+        assertThat(shared.removals).hasValue(0);
     }
 
     @Test
