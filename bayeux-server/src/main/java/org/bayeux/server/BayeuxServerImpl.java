@@ -108,9 +108,10 @@ public final class BayeuxServerImpl implements BayeuxEngine {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
-        // Each part gets its real collaborators, once, here. Two references go back through a lambda, because the
-        // parts need each other: a channel's own publish() goes to the publisher, which looks channels up; and the
-        // cluster's way in delivers through the publisher, whose way out is the cluster.
+        // Each part gets its real collaborators, once, here. Three references go back through a lambda, because the
+        // parts need each other: a channel's own publish() goes to the publisher, which looks channels up; the
+        // cluster's way in delivers through the publisher, whose way out is the cluster; and adoption runs its
+        // subscribes through the processor, which asks it about unknown clientIds.
         this.channels = new ChannelRegistry(config, events, (from, channel, message) ->
                 publisher().publish(from, channel, message));
         this.clusterSeam = new ClusterSeam(this, codec, new InMemorySessionStore(this::liveSession),
@@ -123,11 +124,10 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         ChannelCreation creation = new ChannelCreation(channels, limits, security);
         MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
                 transportNames, draining);
-        this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
-                codec, statistics);
         this.adoptions = new SessionAdoptions(config, sessionParts, sessions, clusterSeam::sessionStore, events,
-                extensions, statistics, processor::resumeSubscribe);
-        processor.adoptWith(adoptions);
+                extensions, statistics, (session, subscribe) -> processor().resumeSubscribe(session, subscribe));
+        this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
+                codec, statistics, adoptions);
         this.dump = new EngineDump(sessions, channels, scheduler, transportNames, clusterSeam, this::lifeCycleState,
                 this::describeAdoptions);
     }
@@ -545,6 +545,10 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     private Publisher publisher() {
         return publisher;
+    }
+
+    private MessageProcessor processor() {
+        return processor;
     }
 
     // ---- BayeuxServer ----------------------------------------------------------------------------------------

@@ -36,8 +36,9 @@ final class MessageProcessor {
 
     MessageProcessor(MetaHandlers meta, ChannelCreation creation, SessionRegistry sessions,
             ExtensionChain extensions, Security security, Publisher publisher, Limits limits, JsonCodec codec,
-            EngineStatistics statistics) {
+            EngineStatistics statistics, SessionAdoptions adoptions) {
         this.statistics = statistics;
+        this.adoptions = adoptions;
         this.meta = meta;
         this.creation = creation;
         this.sessions = sessions;
@@ -49,16 +50,7 @@ final class MessageProcessor {
     }
 
     private final EngineStatistics statistics;
-    /** Set once, right after construction: adoption runs its subscribes through this processor. */
-    private SessionAdoptions adoptions;
-
-    /**
-     * @param adoptions adopts sessions from the store for unknown clientIds; it runs its subscribes through
-     *        {@link #resumeSubscribe}, which is why it comes after the constructor
-     */
-    void adoptWith(SessionAdoptions adoptions) {
-        this.adoptions = adoptions;
-    }
+    private final SessionAdoptions adoptions;
 
     MetaHandlers meta() {
         return meta;

@@ -636,11 +636,11 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     }
 
     /**
-     * Tells the store, unless the session ended: a removal unsubscribes it after the store was told it ended, and a
-     * session that moved, or an adoption undone, belongs to another node's record, which this one must not write.
+     * Tells the store, unless the session moved: its record is another node's now (or that of an adoption undone),
+     * which this one must not write.
      */
     private void storeChanged() {
-        if (!state.isEnded()) {
+        if (state != State.MOVED) {
             store().changed(this);
         }
     }

@@ -274,6 +274,12 @@ final class SessionAdoptions {
                 LOG.debug("Refused to adopt session {}: the carrier may not act as it", clientId);
                 return done(new Result(null, carrier));
             }
+            if (hasWildcard(found)) {
+                // Known before the take-over: no position says where a wildcard subscription stands.
+                statistics.adoptionRefused();
+                LOG.debug("Refused to adopt session {}: it subscribes to a wildcard", clientId);
+                return done(Result.NONE);
+            }
             return current.adopt(clientId).thenCompose(adopted -> {
                 if (adopted == null) {
                     statistics.adoptionRefused();
@@ -355,6 +361,15 @@ final class SessionAdoptions {
             events.sessionAdopted(session);
             return new Result(session, null);
         });
+    }
+
+    private static boolean hasWildcard(SessionState state) {
+        for (String name : state.subscriptions()) {
+            if (ChannelId.isValid(name) && ChannelId.of(name).isWildcard()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isResumed(ServerMessageImpl reply, boolean resumes) {

@@ -227,6 +227,7 @@ class AdoptionTest {
         assertUnknown(connectNow(onNode(b, id)));
         assertThat(b.server().getSession(id)).isNull();
         assertThat(b.server().statistics().adoptionsRefused()).isEqualTo(1);
+        assertThat(shared.adopts).as("refused before the take-over").hasValue(0);
     }
 
     @Test
