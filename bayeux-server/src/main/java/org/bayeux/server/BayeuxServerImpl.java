@@ -125,7 +125,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
                 transportNames, draining);
         this.adoptions = new SessionAdoptions(config, sessionParts, sessions, clusterSeam::sessionStore, events,
-                extensions, statistics, (session, subscribe) -> processor().resumeSubscribe(session, subscribe));
+                extensions, statistics, (session, subscribe) -> processor().resumeSubscribe(session, subscribe),
+                draining::isOn);
         this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
                 codec, statistics, adoptions);
         this.dump = new EngineDump(sessions, channels, scheduler, transportNames, clusterSeam, this::lifeCycleState,

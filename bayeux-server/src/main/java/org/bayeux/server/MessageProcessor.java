@@ -123,6 +123,10 @@ final class MessageProcessor {
             session = null;
         }
         if (session == null && adoptions.mayAdopt(clientId, carrier)) {
+            ServerMessageImpl draining = adoptions.refuseWhileDraining(message);
+            if (draining != null) {
+                return replyOutgoing(Outcome.reply(null, draining));
+            }
             // Before the extensions: they (the ack extension) need the session.
             return adoptions.adopt(clientId, message, carrier).thenCompose(
                     ignored -> proceed(sessions.sessionFor(clientId, carrier), false, message, carrier, alone));

@@ -78,6 +78,7 @@ final class SessionAdoptions {
     private final int maxInFlight;
     private final int maxQueued;
     private final FailoverDelivery delivery;
+    private final java.util.function.BooleanSupplier draining;
     private final ConcurrentHashMap<String, CompletableFuture<Result>> flights = new ConcurrentHashMap<>();
     /** Guarded by this. */
     private int inFlight;
@@ -93,10 +94,12 @@ final class SessionAdoptions {
      * @param extensions the server's extensions: the {@code ack} one gives adopted sessions their state
      * @param statistics where adoptions are counted
      * @param subscribePath runs the subscribes that resume the subscriptions
+     * @param draining whether the engine drains: it then adopts nothing
      */
     SessionAdoptions(BayeuxServerConfig config, SessionParts parts, SessionRegistry sessions,
             Supplier<SessionStore> store, EngineEvents events, ExtensionChain extensions, EngineStatistics statistics,
-            SubscribePath subscribePath) {
+            SubscribePath subscribePath, java.util.function.BooleanSupplier draining) {
+        this.draining = draining;
         this.parts = parts;
         this.sessions = sessions;
         this.store = store;
@@ -118,6 +121,26 @@ final class SessionAdoptions {
     boolean mayAdopt(String clientId, Carrier carrier) {
         return clientId != null && store.get().adopts() && !(carrier instanceof LocalSessionImpl.LocalCarrier)
                 && isPlausibleId(clientId) && sessions.get(clientId) == null;
+    }
+
+    /**
+     * A draining node adopts nothing: it is handing its sessions over, and one it adopted now would be ended at its
+     * stop (and removed from the store). Its client is told to retry, as the held connects of the drain are, so that
+     * it comes back through the balancer to another node, which adopts the session; not to handshake again.
+     *
+     * @param message a message naming an unknown {@code clientId} ({@link #mayAdopt} said yes)
+     * @return null if the engine does not drain, else the reply: {@code 503::draining}, advice to retry
+     */
+    ServerMessageImpl refuseWhileDraining(ServerMessageImpl message) {
+        if (!draining.getAsBoolean()) {
+            return null;
+        }
+        ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(message), 503, "", "draining");
+        Map<String, Object> advice = new HashMap<>(4);
+        advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY);
+        advice.put(Message.INTERVAL_FIELD, 0L);
+        reply.put(Message.ADVICE_FIELD, advice);
+        return reply;
     }
 
     private static boolean isPlausibleId(String id) {

@@ -419,7 +419,8 @@ class AdoptionTest {
     private SessionAdoptions adoptionsOf(BayeuxServerConfig.FailoverDelivery delivery) {
         EngineHarness engine = node(shared.node("C"), config -> config.failoverDelivery(delivery), server -> { });
         return new SessionAdoptions(engine.server().getConfig(), null, null, engine.server()::getSessionStore,
-                new EngineEvents(), new ExtensionChain(), engine.server().statistics(), (session, subscribe) -> null);
+                new EngineEvents(), new ExtensionChain(), engine.server().statistics(), (session, subscribe) -> null,
+                () -> false);
     }
 
     /** A stand-in for the ack extension's state: records how the engine continues its numbering. */
@@ -532,6 +533,20 @@ class AdoptionTest {
         assertThat(acknowledgements.installed.get(0).continued).hasSize(1);
         assertThat(acknowledgements.installed.get(0).continued.get(0)).startsWith("5 5 ");
         assertThat(shared.removals).hasValue(0);
+    }
+
+    @Test
+    void aDrainingNodeAdoptsNothingAndTellsTheClientToRetry() {
+        EngineHarness a = nodeA();
+        EngineHarness b = nodeB(server -> { });
+        String id = handshakenOnA(a, "/chat/a");
+        shared.kill("A");
+        b.server().drain(Duration.ZERO);
+        Map<String, Object> reply = connectNow(onNode(b, id));
+        assertThat(reply).containsEntry("successful", false).containsEntry("error", "503::draining");
+        assertThat(reply.get("advice")).isEqualTo(Map.of("reconnect", "retry", "interval", 0L));
+        assertThat(shared.finds).hasValue(0);
+        assertThat(shared.stored(id).owner()).isEqualTo("A");
     }
 
     @Test
