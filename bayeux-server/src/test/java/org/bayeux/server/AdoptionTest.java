@@ -536,6 +536,22 @@ class AdoptionTest {
     }
 
     @Test
+    void theAckExtensionGivesAnAdoptedSessionItsStateOnce() {
+        EngineHarness b = nodeB(server -> server.addExtension(
+                new org.bayeux.server.ext.AcknowledgedMessagesExtension()));
+        TestClient client = b.newClient();
+        client.handshake();
+        ServerSession session = b.server().getSession(client.clientId());
+        org.bayeux.server.cluster.AcknowledgedBatch state =
+                org.bayeux.server.ext.AcknowledgedMessagesExtension.installOnAdopted(session);
+        assertThat(state).isNotNull();
+        assertThat(session.isMetaConnectDeliveryOnly()).isTrue();
+        assertThat(org.bayeux.server.ext.AcknowledgedMessagesExtension.isAcknowledging(session)).isTrue();
+        assertThat(org.bayeux.server.ext.AcknowledgedMessagesExtension.installOnAdopted(session)).isSameAs(state);
+        assertThat(((ServerSessionImpl) session).acknowledges()).isTrue();
+    }
+
+    @Test
     void aDrainingNodeAdoptsNothingAndTellsTheClientToRetry() {
         EngineHarness a = nodeA();
         EngineHarness b = nodeB(server -> { });
