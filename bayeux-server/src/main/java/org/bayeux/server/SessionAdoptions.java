@@ -9,6 +9,8 @@ import java.util.NavigableMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import org.bayeux.api.ChannelId;
@@ -78,7 +80,7 @@ final class SessionAdoptions {
     private final int maxInFlight;
     private final int maxQueued;
     private final FailoverDelivery delivery;
-    private final java.util.function.BooleanSupplier draining;
+    private final BooleanSupplier draining;
     private final ConcurrentHashMap<String, CompletableFuture<Result>> flights = new ConcurrentHashMap<>();
     /** Guarded by this. */
     private int inFlight;
@@ -98,7 +100,7 @@ final class SessionAdoptions {
      */
     SessionAdoptions(BayeuxServerConfig config, SessionParts parts, SessionRegistry sessions,
             Supplier<SessionStore> store, EngineEvents events, ExtensionChain extensions, EngineStatistics statistics,
-            SubscribePath subscribePath, java.util.function.BooleanSupplier draining) {
+            SubscribePath subscribePath, BooleanSupplier draining) {
         this.draining = draining;
         this.parts = parts;
         this.sessions = sessions;
@@ -271,7 +273,7 @@ final class SessionAdoptions {
             // would otherwise run the whole queue down this thread's stack.
             try {
                 parts.scheduler().execute(waiting);
-            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            } catch (RejectedExecutionException stopped) {
                 waiting.run();
             }
         }
