@@ -27,6 +27,7 @@ import org.bayeux.api.server.ServerChannel;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.api.server.SessionAdoptionListener;
 import org.bayeux.api.server.SessionListener;
 import org.bayeux.api.server.SubscriptionListener;
 import org.bayeux.server.cluster.Cluster;
@@ -78,6 +79,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     private final SessionParts sessionParts;
     private final MessageProcessor processor;
     private final EngineDump dump;
+    private final PortableAttributes portableAttributes = new PortableAttributes();
+    private final SessionAdoptions adoptions;
     private final ConcurrentHashMap<Class<?>, Object> transportParts = new ConcurrentHashMap<>();
     private ScheduledFuture<?> sweeper;
     private final Draining draining = new Draining();
@@ -105,9 +108,10 @@ public final class BayeuxServerImpl implements BayeuxEngine {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
-        // Each part gets its real collaborators, once, here. Two references go back through a lambda, because the
-        // parts need each other: a channel's own publish() goes to the publisher, which looks channels up; and the
-        // cluster's way in delivers through the publisher, whose way out is the cluster.
+        // Each part gets its real collaborators, once, here. Three references go back through a lambda, because the
+        // parts need each other: a channel's own publish() goes to the publisher, which looks channels up; the
+        // cluster's way in delivers through the publisher, whose way out is the cluster; and adoption runs its
+        // subscribes through the processor, which asks it about unknown clientIds.
         this.channels = new ChannelRegistry(config, events, (from, channel, message) ->
                 publisher().publish(from, channel, message));
         this.clusterSeam = new ClusterSeam(this, codec, new InMemorySessionStore(this::liveSession),
@@ -116,13 +120,16 @@ public final class BayeuxServerImpl implements BayeuxEngine {
         this.security = new Security(this, channels);
         this.publisher = new Publisher(channels, extensions, clusterSeam, statistics);
         this.sessionParts = new SessionParts(config, scheduler, codec, sessions, channels, extensions,
-                queueLimitCounters, clusterSeam, statistics);
+                queueLimitCounters, clusterSeam, statistics, portableAttributes);
         ChannelCreation creation = new ChannelCreation(channels, limits, security);
         MetaHandlers meta = new MetaHandlers(sessionParts, sessions, channels, creation, security, limits, events,
                 transportNames, draining);
+        this.adoptions = new SessionAdoptions(config, sessionParts, sessions, clusterSeam::sessionStore, events,
+                extensions, statistics, (session, subscribe) -> processor().resumeSubscribe(session, subscribe));
         this.processor = new MessageProcessor(meta, creation, sessions, extensions, security, publisher, limits,
-                codec, statistics);
-        this.dump = new EngineDump(sessions, channels, scheduler, transportNames, clusterSeam, this::lifeCycleState);
+                codec, statistics, adoptions);
+        this.dump = new EngineDump(sessions, channels, scheduler, transportNames, clusterSeam, this::lifeCycleState,
+                this::describeAdoptions);
     }
 
     @Override
@@ -138,6 +145,11 @@ public final class BayeuxServerImpl implements BayeuxEngine {
             return "draining";
         }
         return sweeper != null ? "started" : "created";
+    }
+
+    /** @return for the dump: null while the store adopts nothing, else the adoption counts */
+    private String describeAdoptions() {
+        return clusterSeam.sessionStore().adopts() ? adoptions.describe() : null;
     }
 
     private ServerSessionImpl liveSession(String id) {
@@ -380,9 +392,26 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     @Override
     public void bindToBrowser(ServerSession session, String browserId) {
-        if (browserId != null && session instanceof ServerSessionImpl impl) {
-            impl.settings().bindToBrowser(browserId);
+        if (browserId != null && session instanceof ServerSessionImpl impl && impl.settings().bindToBrowser(browserId)) {
+            storeChanged(impl);
         }
+    }
+
+    /** A session's binding changed: a store that lets other nodes adopt it must know, the rest ignore it. */
+    private void storeChanged(ServerSessionImpl session) {
+        if (sessions.get(session.getId()) == session) {
+            clusterSeam.sessionStore().changed(session);
+        }
+    }
+
+    @Override
+    public boolean isBoundToBrowser(ServerSession session) {
+        return session instanceof ServerSessionImpl impl && impl.settings().isBoundToBrowser();
+    }
+
+    @Override
+    public boolean isBrowserOf(ServerSession session, String cookie) {
+        return session instanceof ServerSessionImpl impl && impl.settings().isBrowser(cookie);
     }
 
     @Override
@@ -392,8 +421,8 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     @Override
     public void browserCookieShown(ServerSession session) {
-        if (session instanceof ServerSessionImpl impl) {
-            impl.settings().browserCookieShown();
+        if (session instanceof ServerSessionImpl impl && impl.settings().browserCookieShown()) {
+            storeChanged(impl);
         }
     }
 
@@ -476,6 +505,14 @@ public final class BayeuxServerImpl implements BayeuxEngine {
             throw new IllegalStateException("the session store is set before the engine starts");
         }
         clusterSeam.install(store);
+        // Told when a write of the store was fenced: another node adopted the session meanwhile.
+        store.onMoved(this::moved);
+    }
+
+    private void moved(String sessionId) {
+        if (sessions.moved(sessionId)) {
+            statistics.sessionMoved();
+        }
     }
 
     @Override
@@ -512,6 +549,10 @@ public final class BayeuxServerImpl implements BayeuxEngine {
 
     private Publisher publisher() {
         return publisher;
+    }
+
+    private MessageProcessor processor() {
+        return processor;
     }
 
     // ---- BayeuxServer ----------------------------------------------------------------------------------------
@@ -580,6 +621,21 @@ public final class BayeuxServerImpl implements BayeuxEngine {
     @Override
     public void removeSessionListener(SessionListener listener) {
         events.sessionListeners().remove(listener);
+    }
+
+    @Override
+    public void addSessionAdoptionListener(SessionAdoptionListener listener) {
+        events.adoptionListeners().add(listener);
+    }
+
+    @Override
+    public void removeSessionAdoptionListener(SessionAdoptionListener listener) {
+        events.adoptionListeners().remove(listener);
+    }
+
+    @Override
+    public void addPortableAttribute(String name) {
+        portableAttributes.add(name);
     }
 
     @Override

@@ -32,6 +32,8 @@ final class EngineDump {
     private final TransportNames transportNames;
     private final ClusterSeam cluster;
     private final Supplier<String> state;
+    /** The adoption counts, or null when the store adopts nothing. */
+    private final Supplier<String> adoptions;
 
     /**
      * @param sessions the live sessions
@@ -42,7 +44,8 @@ final class EngineDump {
      * @param state the engine's life-cycle state ({@code created}, {@code started}, {@code draining}, ...)
      */
     EngineDump(SessionRegistry sessions, ChannelRegistry channels, ScheduledThreadPoolExecutor scheduler,
-            TransportNames transportNames, ClusterSeam cluster, Supplier<String> state) {
+            TransportNames transportNames, ClusterSeam cluster, Supplier<String> state, Supplier<String> adoptions) {
+        this.adoptions = adoptions;
         this.sessions = sessions;
         this.channels = channels;
         this.scheduler = scheduler;
@@ -65,6 +68,10 @@ final class EngineDump {
                 .append(", completed ").append(scheduler.getCompletedTaskCount())
                 .append(scheduler.isShutdown() ? ", shut down" : "").append('\n');
         out.append("+- cluster: ").append(cluster.describe()).append('\n');
+        String adopting = adoptions.get();
+        if (adopting != null) {
+            out.append("+- adoptions: ").append(adopting).append('\n');
+        }
         return out.toString();
     }
 

@@ -1,6 +1,9 @@
 package org.bayeux.server;
 
+import java.util.Map;
+
 import org.bayeux.api.server.ChannelListener;
+import org.bayeux.api.server.SessionAdoptionListener;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.SessionListener;
 import org.bayeux.api.server.SubscriptionListener;
@@ -15,6 +18,32 @@ final class EngineEvents {
     private final CallbackList<SessionListener> sessionListeners = new CallbackList<>();
     private final CallbackList<ChannelListener> channelListeners = new CallbackList<>();
     private final CallbackList<SubscriptionListener> subscriptionListeners = new CallbackList<>();
+    private final CallbackList<SessionAdoptionListener> adoptionListeners = new CallbackList<>();
+
+    CallbackList<SessionAdoptionListener> adoptionListeners() {
+        return adoptionListeners;
+    }
+
+    /**
+     * Asks the adoption listeners, in order, until one refuses. A listener that throws refuses (logged at WARN): an
+     * application that cannot restore its state must not get a session that silently lacks it.
+     *
+     * @return true if every listener agrees
+     */
+    boolean adopting(ServerSessionImpl session, Map<String, String> portable) {
+        for (SessionAdoptionListener listener : adoptionListeners.list()) {
+            if (!Callbacks.test(listener, () -> listener.adopting(session, portable), false)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void sessionAdopted(ServerSessionImpl session) {
+        for (SessionListener listener : sessionListeners.list()) {
+            Callbacks.run(listener, () -> listener.sessionAdopted(session));
+        }
+    }
 
     CallbackList<SessionListener> sessionListeners() {
         return sessionListeners;

@@ -48,6 +48,12 @@ public final class EngineStatistics {
     private final LongAdder deliveries = new LongAdder();
     private final LongAdder storeWriteFailures = new LongAdder();
     private final LongAdder journalFailures = new LongAdder();
+    private final LongAdder adoptionLookups = new LongAdder();
+    private final LongAdder adoptions = new LongAdder();
+    private final LongAdder adoptionsRefused = new LongAdder();
+    private final LongAdder adoptionsFailed = new LongAdder();
+    private final LongAdder adoptionsShed = new LongAdder();
+    private final LongAdder sessionsMoved = new LongAdder();
     private final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
     /** The reason tokens counted under their own key: the engine's, and those registered. */
     private final Set<String> knownTokens = ConcurrentHashMap.newKeySet();
@@ -116,6 +122,68 @@ public final class EngineStatistics {
     /** @return how many times a published message was queued for a subscriber on this node */
     public long deliveries() {
         return deliveries.sum();
+    }
+
+    /**
+     * @return how many unknown {@code clientId}s this node looked up in a session store that adopts (one store read
+     *         each; concurrent messages naming the same one share a look-up)
+     */
+    public long adoptionLookups() {
+        return adoptionLookups.sum();
+    }
+
+    /** @return how many sessions this node adopted from other nodes */
+    public long adoptions() {
+        return adoptions.sum();
+    }
+
+    /**
+     * @return how many look-ups did not end in an adoption although the store answered: no such session (a made-up or
+     *         ended {@code clientId}), one its owner keeps, one the carrier may not act as (its cookie), or one
+     *         refused by an adoption listener or an authorizer or that cannot be resumed exactly (its client is
+     *         answered {@code 402} and handshakes again)
+     */
+    public long adoptionsRefused() {
+        return adoptionsRefused.sum();
+    }
+
+    /** @return how many look-ups or adoptions failed: the store could not be read or written, or an error */
+    public long adoptionsFailed() {
+        return adoptionsFailed.sum();
+    }
+
+    /** @return how many unknown {@code clientId}s were answered {@code 402} at once: look-ups in flight and queued full */
+    public long adoptionsShed() {
+        return adoptionsShed.sum();
+    }
+
+    /** @return how many of this node's sessions were dropped because another node owns them now */
+    public long sessionsMoved() {
+        return sessionsMoved.sum();
+    }
+
+    void adoptionLookup() {
+        adoptionLookups.increment();
+    }
+
+    void adopted() {
+        adoptions.increment();
+    }
+
+    void adoptionRefused() {
+        adoptionsRefused.increment();
+    }
+
+    void adoptionFailed() {
+        adoptionsFailed.increment();
+    }
+
+    void adoptionShed() {
+        adoptionsShed.increment();
+    }
+
+    void sessionMoved() {
+        sessionsMoved.increment();
     }
 
     /**
@@ -306,6 +374,7 @@ public final class EngineStatistics {
     @Override
     public String toString() {
         return "EngineStatistics{in=" + messagesIn() + ", out=" + messagesOut() + ", handshakes=" + handshakesAccepted()
-                + "/" + handshakesRefused() + ", errors=" + errors() + "}";
+                + "/" + handshakesRefused() + ", adoptions=" + adoptions() + "/" + adoptionLookups()
+                + ", errors=" + errors() + "}";
     }
 }

@@ -36,8 +36,9 @@ final class MessageProcessor {
 
     MessageProcessor(MetaHandlers meta, ChannelCreation creation, SessionRegistry sessions,
             ExtensionChain extensions, Security security, Publisher publisher, Limits limits, JsonCodec codec,
-            EngineStatistics statistics) {
+            EngineStatistics statistics, SessionAdoptions adoptions) {
         this.statistics = statistics;
+        this.adoptions = adoptions;
         this.meta = meta;
         this.creation = creation;
         this.sessions = sessions;
@@ -49,6 +50,7 @@ final class MessageProcessor {
     }
 
     private final EngineStatistics statistics;
+    private final SessionAdoptions adoptions;
 
     MetaHandlers meta() {
         return meta;
@@ -112,14 +114,31 @@ final class MessageProcessor {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
         }
         boolean handshake = Message.META_HANDSHAKE.equals(channel);
-        ServerSessionImpl session = handshake ? null : sessions.sessionFor(message.getClientId(), carrier);
-        if (!handshake && (session == null || session.getState().isEnded())) {
+        if (handshake) {
+            return proceed(null, true, message, carrier, alone);
+        }
+        String clientId = message.getClientId();
+        ServerSessionImpl session = sessions.sessionFor(clientId, carrier);
+        if (session != null && adoptions.droppedAsServedElsewhere(session, message)) {
+            session = null;
+        }
+        if (session == null || session.getState().isEnded()) {
             // Before any adoption: a draining node adopts nothing.
             ServerMessageImpl refused = meta.refuseWhileHandingOver(message);
             if (refused != null) {
                 return done(Outcome.reply(null, refused));
             }
         }
+        if (session == null && adoptions.mayAdopt(clientId, carrier)) {
+            // Before the extensions: they (the ack extension) need the session.
+            return adoptions.adopt(clientId, message, carrier).thenCompose(
+                    ignored -> proceed(sessions.sessionFor(clientId, carrier), false, message, carrier, alone));
+        }
+        return proceed(session, false, message, carrier, alone);
+    }
+
+    private CompletionStage<Outcome> proceed(ServerSessionImpl session, boolean handshake, ServerMessageImpl message,
+            Carrier carrier, boolean alone) {
         return extensions.incoming(session, message).thenCompose(keep -> {
             if (!keep) {
                 return done(Outcome.reply(session, Outcome.fail(Outcome.replyTo(message), 404, "", "message_deleted")));
@@ -194,6 +213,24 @@ final class MessageProcessor {
                     return Outcome.reply(session, reply);
                 });
             });
+        });
+    }
+
+    /**
+     * Runs a subscribe the engine made for a session it adopts through the ordinary path: incoming extensions, the
+     * subscribe handler with its authorizers, outgoing extensions on the reply, which is not sent.
+     *
+     * @param session the adopted session, not yet registered
+     * @param subscribe the subscribe
+     * @return its reply, or null if an extension dropped the subscribe or the reply
+     */
+    CompletionStage<ServerMessageImpl> resumeSubscribe(ServerSessionImpl session, ServerMessageImpl subscribe) {
+        return extensions.incoming(session, subscribe).thenCompose(keep -> {
+            if (!keep) {
+                return CompletableFuture.<ServerMessageImpl>completedFuture(null);
+            }
+            return meta.subscribe(session, subscribe).thenCompose(this::replyOutgoing)
+                    .thenApply(outcome -> outcome.reply);
         });
     }
 

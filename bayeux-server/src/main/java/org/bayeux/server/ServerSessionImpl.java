@@ -808,7 +808,9 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         } else if (releasing != null) {
             releasing.carrier.holdPolicy().holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
-            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
+            // Moved: its client carries on with the node that owns it now, so it must not be told to stop.
+            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this,
+                    endState == State.MOVED ? Message.RECONNECT_RETRY : Message.RECONNECT_NONE));
             parts.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.capabilities().pushesWhileHeld()) {
             last.send(parts.encoded(first));
@@ -851,11 +853,19 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
 
     void subscribed(ServerChannelImpl channel) {
         durable.subscribed(channel);
-        store().changed(this);
+        storeChanged();
     }
 
     void unsubscribed(ServerChannelImpl channel) {
         durable.unsubscribed(channel);
+        storeChanged();
+    }
+
+    /**
+     * Tells the store, unless the session moved: its record is another node's now (or that of an adoption undone),
+     * which this one must not write; nor once it was handed over.
+     */
+    private void storeChanged() {
         if (state != State.MOVED && !isHandedOver()) {
             // A session that moved, or was handed over, is the next node's: leaving this one changes nothing stored.
             store().changed(this);
@@ -910,6 +920,31 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
     }
 
     @Override
+    public long generation() {
+        return durable.generation();
+    }
+
+    /** @param generation the fencing token the store gave: 1 at creation, the adopted one on adoption */
+    void generation(long generation) {
+        durable.generation(generation);
+    }
+
+    @Override
+    public String browserDigest() {
+        return settings.browserDigest();
+    }
+
+    @Override
+    public boolean browserCookieShown() {
+        return settings.hasShownBrowserCookie();
+    }
+
+    @Override
+    public boolean pinned() {
+        return settings.isPinRequested();
+    }
+
+    @Override
     public boolean acknowledges() {
         return acknowledging() != null;
     }
@@ -925,6 +960,11 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             return numbered.lastBatch();
         }
         return out.failover == null ? 0 : out.failover.lastReply();
+    }
+
+    @Override
+    public Map<String, String> portableAttributes() {
+        return parts.portableAttributes().of(this);
     }
 
     // ---- settings (SessionSettings) --------------------------------------------------------------------------

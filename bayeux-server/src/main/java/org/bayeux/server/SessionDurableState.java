@@ -17,6 +17,16 @@ import org.bayeux.server.cluster.SessionStore;
 final class SessionDurableState {
     /** The channels subscribed to ({@link SubscriptionSets}); changed under this part's monitor, read without lock. */
     private volatile Set<ServerChannelImpl> subscriptions = Set.of();
+    /** The fencing token this node holds ({@link SessionState#generation()}): 0, 1 once created, more once adopted. */
+    private volatile long generation;
+
+    long generation() {
+        return generation;
+    }
+
+    void generation(long generation) {
+        this.generation = generation;
+    }
 
     void subscribed(ServerChannelImpl channel) {
         synchronized (this) {

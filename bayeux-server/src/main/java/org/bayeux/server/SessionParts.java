@@ -30,11 +30,14 @@ final class SessionParts {
     private final QueueLimitCounters queueLimitCounters;
     private final ClusterSeam cluster;
     private final EngineStatistics statistics;
+    private final PortableAttributes portableAttributes;
 
     SessionParts(BayeuxServerConfig config, ScheduledExecutorService scheduler, JsonCodec codec,
             SessionRegistry sessions, ChannelRegistry channels, ExtensionChain extensions,
-            QueueLimitCounters queueLimitCounters, ClusterSeam cluster, EngineStatistics statistics) {
+            QueueLimitCounters queueLimitCounters, ClusterSeam cluster, EngineStatistics statistics,
+            PortableAttributes portableAttributes) {
         this.statistics = statistics;
+        this.portableAttributes = portableAttributes;
         this.config = config;
         this.scheduler = scheduler;
         this.codec = codec;
@@ -80,6 +83,11 @@ final class SessionParts {
 
     EngineStatistics statistics() {
         return statistics;
+    }
+
+    /** @return the attributes the application marked portable */
+    PortableAttributes portableAttributes() {
+        return portableAttributes;
     }
 
     RateLimitedLog quietLog() {

@@ -59,8 +59,23 @@ final class SessionRegistry {
     }
 
     void add(ServerSessionImpl session) {
+        SessionStore current = store.get();
+        if (current.adopts()) {
+            // The generation a fencing store gives every session it creates.
+            session.generation(1);
+        }
         sessions.put(session.getId(), session);
-        store.get().created(session);
+        current.created(session);
+    }
+
+    /**
+     * Registers a session this node adopted from the store: it is not created, the store has it already.
+     *
+     * @param session the rebuilt session
+     * @return false if a live session of that id is here already (it is kept, the adopted one is not)
+     */
+    boolean addAdopted(ServerSessionImpl session) {
+        return sessions.putIfAbsent(session.getId(), session) == null;
     }
 
     ServerSessionImpl get(String id) {
@@ -82,15 +97,34 @@ final class SessionRegistry {
         if (session == null) {
             return null;
         }
-        boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
-        Carrier pinned = session.settings().pinnedCarrier();
-        if (session.isLocalSession() != inProcess || pinned != null && pinned != carrier
-                || !(inProcess || carrier.mayCarry(session))) {
+        if (!mayActAs(session, carrier)) {
             foreignClientIds.increment();
             LOG.debug("Refused a message naming session {} on a carrier it does not belong to: {}", clientId, carrier);
             return null;
         }
         return session;
+    }
+
+    /**
+     * The rule of {@link #sessionFor}, for a session that may not be registered yet (one about to be adopted).
+     *
+     * @param session a session
+     * @param carrier what a message naming it arrived on
+     * @return true if the carrier may act as the session
+     */
+    static boolean mayActAs(ServerSessionImpl session, Carrier carrier) {
+        boolean inProcess = carrier instanceof LocalSessionImpl.LocalCarrier;
+        Carrier pinned = session.settings().pinnedCarrier();
+        if (session.isLocalSession() != inProcess || pinned != null && pinned != carrier
+                || !(inProcess || carrier.mayCarry(session))) {
+            return false;
+        }
+        return true;
+    }
+
+    /** Counts a message that named a session from a carrier that may not act as it (found here or in the store). */
+    void foreignClientId() {
+        foreignClientIds.increment();
     }
 
     /** @return how many messages named a live session from a carrier that may not act as it */
@@ -111,7 +145,8 @@ final class SessionRegistry {
      *
      * @param session the session
      * @param message the disconnect request, or null
-     * @param endState DISCONNECTED, EXPIRED, or MOVED (to another node: not removed from the store)
+     * @param endState DISCONNECTED, EXPIRED, or MOVED: another node owns the session now, so the store, which is
+     *        that node's too, is not told to remove it
      * @param tellClient whether the client should receive a {@code /meta/disconnect}
      * @return true if this call ended the session
      */
@@ -131,6 +166,38 @@ final class SessionRegistry {
         session.notifyRemoved(message, expired);
         events.sessionRemoved(session, message, expired);
         return true;
+    }
+
+    /**
+     * Ends this node's copy of a session another node owns now: no {@code /meta/disconnect}, no store removal; the
+     * removal listeners are told (not expired), and the session's state ({@link State#MOVED}) says why.
+     *
+     * @param id the session's id
+     * @return true if a session of this node was dropped
+     */
+    boolean moved(String id) {
+        ServerSessionImpl session = get(id);
+        if (session == null || session.isLocalSession()) {
+            return false;
+        }
+        LOG.debug("Session {} moved to another node", id);
+        return remove(session, null, State.MOVED, false);
+    }
+
+    /**
+     * Undoes an adoption that failed before its session served anything: ends it (MOVED, so that nothing tells the
+     * store) and unsubscribes it; nobody was told it existed, so nobody is told it ended.
+     *
+     * @param session the adopted session
+     */
+    void discardAdopted(ServerSessionImpl session) {
+        if (!session.end(State.MOVED, false)) {
+            return;
+        }
+        sessions.remove(session.getId(), session);
+        for (ServerChannelImpl channel : List.copyOf(session.subscribedChannels())) {
+            channel.unsubscribe(session, null);
+        }
     }
 
     void sweep() {

@@ -1,6 +1,10 @@
 package org.bayeux.server;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.transport.Carrier;
@@ -22,6 +26,11 @@ final class SessionSettings {
     private volatile boolean metaConnectDeliveryOnly;
     /** The browser (cookie value) the session was created from, set once by the transport; null if none. */
     private volatile String browserId;
+    /**
+     * The lower-case hex SHA-256 of the browser cookie: computed from {@link #browserId} when a store asks, or, for a
+     * session adopted from another node, all that is known of the cookie until its client presents it.
+     */
+    private volatile String browserDigest;
     /** Whether the client ever presented {@link #browserId} itself (a cookie the server gave proves nothing). */
     private volatile boolean browserCookieShown;
     /** Asked during the handshake: the session is to be carried by its handshake's carrier only. */
@@ -41,10 +50,88 @@ final class SessionSettings {
         return browserId;
     }
 
-    /** @param browser the browser the session was created from; only the first call counts */
-    void bindToBrowser(String browser) {
-        if (browserId == null) {
-            browserId = browser;
+    /**
+     * @param browser the browser the session was created from; only the first call counts, and for a session adopted
+     *        bound to a cookie's digest only that cookie counts
+     * @return true if this call bound the session (a store keeps the binding)
+     */
+    boolean bindToBrowser(String browser) {
+        if (browserId != null || browser == null) {
+            return false;
+        }
+        if (browserDigest != null) {
+            // Adopted: the cookie is known by its digest only; the one that matches it is the cookie.
+            if (browserDigest.equals(digest(browser))) {
+                browserId = browser;
+            }
+            return false;
+        }
+        browserId = browser;
+        return true;
+    }
+
+    /** @return true if the session is bound to a browser, by its cookie or (adopted) by the cookie's digest */
+    boolean isBoundToBrowser() {
+        return browserId != null || browserDigest != null;
+    }
+
+    /**
+     * @param cookie a browser cookie a carrier presents, or null
+     * @return true if it is the cookie the session is bound to; for an adopted session that knows only the cookie's
+     *         digest, the cookie is then remembered, so that it is hashed once
+     */
+    boolean isBrowser(String cookie) {
+        if (cookie == null) {
+            return false;
+        }
+        String own = browserId;
+        if (own != null) {
+            return own.equals(cookie);
+        }
+        String known = browserDigest;
+        if (known != null && known.equals(digest(cookie))) {
+            browserId = cookie;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return the hex SHA-256 of the browser cookie the session is bound to, or null if it is bound to none */
+    String browserDigest() {
+        String known = browserDigest;
+        if (known == null) {
+            String own = browserId;
+            if (own != null) {
+                known = digest(own);
+                browserDigest = known;
+            }
+        }
+        return known;
+    }
+
+    /**
+     * Restores, on the node that adopts a session, what binds it to its client.
+     *
+     * @param digest the hex SHA-256 of its browser cookie, or null
+     * @param shown whether its client has shown that cookie
+     * @param pinned whether the application pinned it to its handshake's carrier
+     */
+    void restoreBinding(String digest, boolean shown, boolean pinned) {
+        this.browserDigest = digest;
+        this.browserCookieShown = shown;
+        this.pinRequested = pinned;
+    }
+
+    /**
+     * @param cookie a browser cookie
+     * @return its lower-case hex SHA-256
+     */
+    static String digest(String cookie) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(cookie.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException("every JVM has SHA-256", impossible);
         }
     }
 
@@ -53,11 +140,17 @@ final class SessionSettings {
         return browserCookieShown;
     }
 
-    /** The client presented the browser cookie the session is bound to: from now on it must, always. */
-    void browserCookieShown() {
+    /**
+     * The client presented the browser cookie the session is bound to: from now on it must, always.
+     *
+     * @return true the first time (a store keeps it)
+     */
+    boolean browserCookieShown() {
         if (!browserCookieShown) {
             browserCookieShown = true;
+            return true;
         }
+        return false;
     }
 
     /** Asks that the session be carried only by the carrier that completes its handshake. */

@@ -71,6 +71,15 @@ public interface SessionState {
         return Map.of();
     }
 
+    /**
+     * @return whether the application pinned the session to its handshake's carrier
+     *         ({@code ClientBindings.pinToHandshakeCarrier}): an adopting node then applies the pin's rule (over HTTP
+     *         the handshake's cookie, strictly; a socket never, as its handshake's socket is gone)
+     */
+    default boolean pinned() {
+        return false;
+    }
+
     /** @return whether the session negotiated the {@code ack} extension */
     default boolean acknowledges() {
         return false;

@@ -24,6 +24,17 @@ public final class BayeuxServerConfig extends TypedConfig {
         DROP_OLDEST
     }
 
+    /**
+     * What an adopting node resumes a session without the {@code ack} extension from, since nothing tells what its
+     * client received of the last reply its former node wrote.
+     */
+    public enum FailoverDelivery {
+        /** Resume after the last reply written: that reply's messages are lost if it never arrived; no duplicate. */
+        AT_MOST_ONCE,
+        /** Resume before the last reply written: its messages come again if it arrived; no loss. */
+        AT_LEAST_ONCE
+    }
+
     private static final Duration ZERO = Duration.ZERO;
 
     /** How long a connect is held when nothing arrives. */
@@ -109,11 +120,28 @@ public final class BayeuxServerConfig extends TypedConfig {
             "The most messages in one HTTP body or WebSocket message; a larger batch is not processed, and its "
                     + "first message is answered 413::batch_limit.");
 
+    /** How many sessions this node adopts at once. */
+    public static final ConfigOption<Integer> MAX_ADOPTIONS_IN_FLIGHT = ConfigOption.integer("maxAdoptionsInFlight",
+            256, n -> n >= 1, "an integer of at least 1",
+            "With a session store that adopts (failover): how many unknown clientIds this node looks up in the store "
+                    + "and adopts at once; the others wait in a queue of maxAdoptionsQueued.");
+    /** How many adoptions wait for one in flight to end. */
+    public static final ConfigOption<Integer> MAX_ADOPTIONS_QUEUED = ConfigOption.integer("maxAdoptionsQueued",
+            4096, n -> n >= 0, "an integer of 0 or more",
+            "With a session store that adopts: how many unknown clientIds wait for a look-up when "
+                    + "maxAdoptionsInFlight are in flight; beyond, 402::session_unknown at once (counted as shed).");
+    /** What an adopted session without {@code ack} resumes from. */
+    public static final ConfigOption<FailoverDelivery> FAILOVER_DELIVERY = ConfigOption.choice("failoverDelivery",
+            FailoverDelivery.class, FailoverDelivery.AT_MOST_ONCE,
+            "For adopted sessions without the ack extension: resume after the last reply their former node wrote "
+                    + "(at-most-once) or before it (at-least-once); one reply's messages at most lost or repeated.");
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(TIMEOUT, INTERVAL, MAX_INTERVAL, MAX_LAZY_TIMEOUT,
             SWEEP_PERIOD, MAX_QUEUE, MAX_QUEUE_BYTES, MAX_QUEUE_POLICY, BROADCAST_TO_PUBLISHER, META_CONNECT_DELIVERY_ONLY,
             MAX_MESSAGE_SIZE, CODEC, MAX_NESTING_DEPTH, MAX_CHANNEL_NAME_LENGTH, MAX_CHANNEL_SEGMENTS,
-            MAX_SUBSCRIPTIONS_PER_SESSION, MAX_CHANNELS, MAX_CHANNEL_CREATIONS_PER_SECOND, MAX_MESSAGES_PER_BATCH);
+            MAX_SUBSCRIPTIONS_PER_SESSION, MAX_CHANNELS, MAX_CHANNEL_CREATIONS_PER_SECOND, MAX_MESSAGES_PER_BATCH,
+            MAX_ADOPTIONS_IN_FLIGHT, MAX_ADOPTIONS_QUEUED, FAILOVER_DELIVERY);
 
     // Read for every message delivered: kept out of the map.
     private final int maxQueue;
@@ -243,6 +271,21 @@ public final class BayeuxServerConfig extends TypedConfig {
     /** @return {@link #MAX_MESSAGES_PER_BATCH} */
     public int maxMessagesPerBatch() {
         return get(MAX_MESSAGES_PER_BATCH);
+    }
+
+    /** @return {@link #MAX_ADOPTIONS_IN_FLIGHT} */
+    public int maxAdoptionsInFlight() {
+        return get(MAX_ADOPTIONS_IN_FLIGHT);
+    }
+
+    /** @return {@link #MAX_ADOPTIONS_QUEUED} */
+    public int maxAdoptionsQueued() {
+        return get(MAX_ADOPTIONS_QUEUED);
+    }
+
+    /** @return {@link #FAILOVER_DELIVERY} */
+    public FailoverDelivery failoverDelivery() {
+        return get(FAILOVER_DELIVERY);
     }
 
     /**
@@ -412,6 +455,30 @@ public final class BayeuxServerConfig extends TypedConfig {
          */
         public Builder maxMessagesPerBatch(int maxMessagesPerBatch) {
             return set(MAX_MESSAGES_PER_BATCH, maxMessagesPerBatch);
+        }
+
+        /**
+         * @param maxAdoptionsInFlight {@link #MAX_ADOPTIONS_IN_FLIGHT}
+         * @return this builder
+         */
+        public Builder maxAdoptionsInFlight(int maxAdoptionsInFlight) {
+            return set(MAX_ADOPTIONS_IN_FLIGHT, maxAdoptionsInFlight);
+        }
+
+        /**
+         * @param maxAdoptionsQueued {@link #MAX_ADOPTIONS_QUEUED}
+         * @return this builder
+         */
+        public Builder maxAdoptionsQueued(int maxAdoptionsQueued) {
+            return set(MAX_ADOPTIONS_QUEUED, maxAdoptionsQueued);
+        }
+
+        /**
+         * @param failoverDelivery {@link #FAILOVER_DELIVERY}
+         * @return this builder
+         */
+        public Builder failoverDelivery(FailoverDelivery failoverDelivery) {
+            return set(FAILOVER_DELIVERY, failoverDelivery);
         }
 
         /**

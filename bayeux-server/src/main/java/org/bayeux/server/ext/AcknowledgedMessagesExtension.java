@@ -6,6 +6,8 @@ import org.bayeux.api.Message;
 import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
+import org.bayeux.server.cluster.AcknowledgedBatch;
+import org.bayeux.server.cluster.AdoptedAcknowledgements;
 
 /**
  * The {@code ack} extension: guaranteed, ordered server-to-client delivery for clients that ask for it (the CometD
@@ -30,7 +32,7 @@ import org.bayeux.api.server.ServerSession;
  *
  * <p>Sessions that do not ask for acks, and local sessions, are not affected.</p>
  */
-public final class AcknowledgedMessagesExtension implements ServerExtension {
+public final class AcknowledgedMessagesExtension implements ServerExtension, AdoptedAcknowledgements {
     /** The name of the extension field in {@code ext}. */
     public static final String ACK_FIELD = "ack";
 
@@ -66,6 +68,30 @@ public final class AcknowledgedMessagesExtension implements ServerExtension {
         Map<String, Object> ext = handshake.getExt();
         // Only a literal true turns acks on; anything else leaves them off (BAYEUX.md section 7.1).
         return ext != null && Boolean.TRUE.equals(ext.get(ACK_FIELD));
+    }
+
+    /**
+     * Turns acks on for a session this node adopted from another (failover): the engine then continues its batch
+     * numbering ({@link AcknowledgedBatch#continueFrom}) before it serves anything.
+     *
+     * @param session the adopted session
+     * @return its ack state; the one it has if it has one already
+     */
+    public static AcknowledgedBatch installOnAdopted(ServerSession session) {
+        if (!isAcknowledging(session)) {
+            AcknowledgedSession.install(session);
+        }
+        for (Object extension : session.getExtensions()) {
+            if (extension instanceof AcknowledgedSession state) {
+                return state;
+            }
+        }
+        throw new IllegalStateException("no ack state on the session");
+    }
+
+    @Override
+    public AcknowledgedBatch resumeOn(ServerSession adopted) {
+        return installOnAdopted(adopted);
     }
 
     /**

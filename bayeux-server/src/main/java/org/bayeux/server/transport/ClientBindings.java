@@ -25,6 +25,28 @@ public interface ClientBindings {
     String browserOf(ServerSession session);
 
     /**
+     * @param session a session
+     * @return true if it is bound to a browser: {@link #browserOf} is known, or, for a session this node adopted from
+     *         another, only the cookie's digest is (the cookie becomes known when its client presents it)
+     */
+    default boolean isBoundToBrowser(ServerSession session) {
+        return browserOf(session) != null;
+    }
+
+    /**
+     * Whether a cookie a carrier presents is the one the session is bound to. A session adopted from another node
+     * knows its cookie by its SHA-256 digest only (a store keeps no cookie): the presented cookie is hashed and
+     * compared, so that the adopting node applies the same rule as the node that created the session.
+     *
+     * @param session a session
+     * @param cookie a browser cookie, or null
+     * @return true if it is the session's own
+     */
+    default boolean isBrowserOf(ServerSession session, String cookie) {
+        return cookie != null && cookie.equals(browserOf(session));
+    }
+
+    /**
      * Records that the session's client presented, on a request or a WebSocket upgrade, the browser cookie the
      * session is bound to ({@link #bindToBrowser}). A cookie the server set on a response proves nothing until the
      * client sends it back: only then may a transport insist on it for every later message.

@@ -44,7 +44,7 @@ public final class CookieBinding {
      */
     public void bind(ServerSession session, String browserId, boolean presented) {
         bindings.bindToBrowser(session, browserId);
-        if (presented && browserId != null && browserId.equals(bindings.browserOf(session))) {
+        if (presented && browserId != null && bindings.isBrowserOf(session, browserId)) {
             bindings.browserCookieShown(session);
         }
     }
@@ -75,7 +75,8 @@ public final class CookieBinding {
      * @return true if the cookie is the session's own, or the one given to the socket that adopted it
      */
     public boolean vouchesFor(ServerSession session, String cookie) {
-        return cookie != null && (cookie.equals(bindings.browserOf(session))
+        // isBrowserOf, not browserOf: a session adopted from another node knows its cookie by its digest only.
+        return cookie != null && (bindings.isBrowserOf(session, cookie)
                 || cookie.equals(adoptions.adoptedCookie(session)));
     }
 }

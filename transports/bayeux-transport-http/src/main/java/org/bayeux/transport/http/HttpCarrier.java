@@ -139,7 +139,7 @@ final class HttpCarrier implements Carrier, HoldPolicy {
 
     @Override
     public void attach(ServerSession session) {
-        if (transport.bindings().browserOf(session) == null) {
+        if (!transport.bindings().isBoundToBrowser(session)) {
             // The session's handshake: it belongs to this request's browser, given a cookie now if it has none.
             boolean presented = browserId != null;
             if (!presented) {
@@ -167,12 +167,12 @@ final class HttpCarrier implements Carrier, HoldPolicy {
         if (transport.bindings().isPinned(session)) {
             // Pinned over HTTP (over WebSocket the engine refuses every other carrier): its handshake's cookie, as
             // strictly as can be, whatever the mode.
-            return browserId != null && browserId.equals(transport.bindings().browserOf(session));
+            return browserId != null && transport.bindings().isBrowserOf(session, browserId);
         }
         if (setBrowserCookie) {
             // The cookie this request's reply is about to set was not sent by the client, so it shows nothing; but a
             // session its handshake bound to it, earlier in this batch, is this client's.
-            return browserId.equals(transport.bindings().browserOf(session))
+            return transport.bindings().isBrowserOf(session, browserId)
                     || transport.binding().mayCarry(session, null);
         }
         return transport.binding().mayCarry(session, browserId);

@@ -183,7 +183,7 @@ public final class SocketCarrier implements Carrier, FlowControl {
         if (admission != null) {
             admission.bind(session);
         }
-        if (transport.bindings().browserOf(session) == null) {
+        if (!transport.bindings().isBoundToBrowser(session)) {
             transport.binding().bind(session, browserId, !browserIdGiven);
         }
         transport.adoptions().carriedBySocket(session);

@@ -32,6 +32,13 @@ final class HttpTestServer implements AutoCloseable {
 
     HttpTestServer(String codec, Consumer<BayeuxServerConfig.Builder> engineConfig,
             Consumer<TransportConfig.Builder> transportConfig) throws Exception {
+        this(codec, engineConfig, transportConfig, engine -> { });
+    }
+
+    /** As the other constructor; {@code beforeStart} sets up the engine (a session store) before it starts. */
+    HttpTestServer(String codec, Consumer<BayeuxServerConfig.Builder> engineConfig,
+            Consumer<TransportConfig.Builder> transportConfig, Consumer<BayeuxServerImpl> beforeStart)
+            throws Exception {
         BayeuxServerConfig.Builder engineBuilder = BayeuxServerConfig.builder().codec(codec);
         engineConfig.accept(engineBuilder);
         TransportConfig.Builder transportBuilder = TransportConfig.builder();
@@ -43,6 +50,7 @@ final class HttpTestServer implements AutoCloseable {
         connector.setIdleTimeout(60_000);
         server.addConnector(connector);
         engine = new BayeuxServerImpl(engineBuilder.build());
+        beforeStart.accept(engine);
         BayeuxEndpoint.mount(server, "/bayeux", engine, transportBuilder.build());
         server.start();
         client = new HttpClient();
