@@ -859,6 +859,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         pair(args, SessionHash.ACKNOWLEDGES, session.acknowledges() ? "1" : "0");
         pair(args, SessionHash.LAST_BATCH, Long.toString(lastBatch));
         pair(args, SessionHash.BROWSER_SHOWN, session.browserCookieShown() ? "1" : "0");
+        pair(args, SessionHash.PINNED, session.pinned() ? "1" : "0");
         if (session.browserDigest() != null) {
             pair(args, SessionHash.BROWSER_DIGEST, session.browserDigest());
         }
@@ -1052,12 +1053,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
      * @param portableAttributes its portable attributes
      * @param owner the node that owns it, or (released) the node that owned it last
      * @param released whether its owner let it go (for another node to adopt at once)
+     * @param pinned whether it is pinned to its handshake's carrier
      */
     public record StoredSession(String sessionId, Set<String> subscriptions, long deliveryPosition, long ackBatch,
             Map<String, ChannelPosition> positions, Duration maxInterval, String node, long updatedMillis,
             long generation, String browserDigest, boolean browserCookieShown,
             Map<String, ChannelPosition> subscribedAt, boolean acknowledges, long lastBatch,
             NavigableMap<Long, Map<String, ChannelPosition>> journal, Map<String, String> portableAttributes,
-            String owner, boolean released) implements SessionState {
+            String owner, boolean released, boolean pinned) implements SessionState {
     }
 }

@@ -45,6 +45,8 @@ final class SessionHash {
     static final String ACKNOWLEDGES = "ackOn";
     /** The newest batch sent. */
     static final String LAST_BATCH = "lb";
+    /** 1 if the session is pinned to its handshake's carrier (an adopting node then refuses it over WebSocket). */
+    static final String PINNED = "pin";
 
     private SessionHash() {
     }
@@ -118,7 +120,7 @@ final class SessionHash {
                 node, number(fields, UPDATED, 0), number(fields, GENERATION, 0), browserDigest,
                 number(fields, BROWSER_SHOWN, 0) == 1, Map.copyOf(subscribedAt), number(fields, ACKNOWLEDGES, 0) == 1,
                 number(fields, LAST_BATCH, 0), Collections.unmodifiableNavigableMap(journal), Map.copyOf(attributes),
-                own.isEmpty() ? node : own, own.isEmpty());
+                own.isEmpty() ? node : own, own.isEmpty(), number(fields, PINNED, 0) == 1);
     }
 
     static long number(Map<String, byte[]> fields, String name, long otherwise) {
