@@ -267,7 +267,9 @@ public final class RedisBackplane implements Cluster {
         node.server().addSubscriptionListener(shardReads);
         shardReads.countExisting();
         // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
-        recovery = new RecoveryExtension(this::recover, node, config, calls.rules(), historyAuthorizer, task -> {
+        RedisSessionStore store = sessionStore;
+        recovery = new RecoveryExtension(this::recover, node, config, calls.rules(), historyAuthorizer,
+                store == null ? null : store::subscribedAt, task -> {
             try {
                 pool.execute(task);
             } catch (RejectedExecutionException stopped) {
