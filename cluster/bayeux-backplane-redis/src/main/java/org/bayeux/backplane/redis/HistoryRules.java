@@ -15,6 +15,11 @@ import org.bayeux.server.config.ConfigOption;
  * example {@code /chat/**=1000/10m, /chat/noisy=0/1s, /news/*}; a pattern is a channel name or a wildcard
  * ({@code /a/*}, {@code /a/**}); a size of 0 keeps none (an exception to a wider rule after it). A channel without
  * history has no position: its messages carry none, and its subscribes are not recovered.
+ *
+ * <p>With the session store (failover), every plain channel keeps at least a failover history
+ * ({@link RedisBackplaneConfig#FAILOVER_HISTORY_MAX_LENGTH}, {@link RedisBackplaneConfig#FAILOVER_HISTORY_AGE}), and
+ * so has positions, so that a session another node adopts resumes from it ({@link #storedRuleFor}); a client's own
+ * recovery still reads only the channels a rule names ({@link #keepsHistory}).</p>
  */
 final class HistoryRules {
     /** The most messages one channel's history may keep. */

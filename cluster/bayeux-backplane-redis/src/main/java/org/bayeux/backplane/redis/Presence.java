@@ -45,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * {@value #SEPARATOR_NAME} and the user its session is tied to, if any; and a user with a session on this node has an
  * entry of its own in {@link #USERS}, a channel no session can subscribe to, refreshed, expired and swept like the
  * others. The backplane's own listeners and {@link #members} see node ids only, as before.</p>
+ *
+ * <p>An entry is a session's (its clientId), whichever node holds it: a session another node adopts (failover) and
+ * subscribes again there takes the entry over (the node in its value changes, no join); only the node an entry names
+ * refreshes it or removes it, so that the dead node's entries expiring, or a paused node coming back and dropping its
+ * copy of a session that moved, tells no leave for a session that lives on elsewhere.</p>
  */
 final class Presence implements SubscriptionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Presence.class);

@@ -286,12 +286,18 @@ final class RecoveryExtension implements ServerExtension {
                     true, -1), null);
             return;
         }
-        if (pending.kind == Kind.CLIENT && !holder.rate.tryTake()) {
+        boolean pastRate = pending.kind == Kind.CLIENT && !holder.rate.tryTake();
+        if (pastRate && seams == null) {
             LOG.debug("Recovery of {} refused: the session is past its rate", pending.channel);
             complete(holder, pending, reply, promise, null, new IllegalStateException("past the recovery rate"));
             return;
         }
-        long offset = pending.access.isAllowed() ? pending.offset : -1;
+        if (pastRate) {
+            // With the session store the subscription still needs its seam: the position only (nothing copied), and
+            // the reply says recovered: false.
+            LOG.debug("Recovery of {} refused: the session is past its rate; its position only", pending.channel);
+        }
+        long offset = pending.access.isAllowed() && !pastRate ? pending.offset : -1;
         ServerSession session = holder.session;
         int room = Math.max(0, session.getMaxQueue() - session.getQueueSize());
         // A resume is bounded by the session's queue only (a gap that does not fit is not recovered); a client's

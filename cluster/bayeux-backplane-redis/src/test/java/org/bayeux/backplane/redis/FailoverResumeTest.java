@@ -298,6 +298,49 @@ class FailoverResumeTest {
         }
     }
 
+    /**
+     * What the failover history costs Redis per publish, counted (not timed): the commands the publish script runs,
+     * for a channel no historyRules rule names, with the store off (one XADD) and on (the history path), once each
+     * history is full (every publish trims its oldest entry).
+     */
+    @Test
+    void whatTheFailoverHistoryCostsPerPublish() throws Exception {
+        int full = 50;
+        int measured = 200;
+        Map<String, Long> off = commandsPerPublish(node(fixture.config()), "/cost/off", full, measured);
+        Map<String, Long> on = commandsPerPublish(node(withStore().failoverHistory(full, Duration.ofMinutes(1))),
+                "/cost/on", full, measured);
+        System.out.printf("Redis commands per %d publishes, store off: %s; store on: %s%n", measured, off, on);
+        assertThat(off.get("xadd")).isEqualTo(measured);
+        assertThat(off.keySet()).as("store off: the fan-out append only, no history command")
+                .doesNotContain("time", "hincrby", "xlen", "xrange", "xdel", "zadd", "pexpire", "hget");
+        assertThat(on.get("xadd")).as("history and fan-out").isEqualTo(2L * measured);
+        try (RedisStats redis = fixture.closing(new RedisStats(fixture.redis().uri()))) {
+            assertThat(redis.commands().xlen(redis.keys("*:history:*").get(0))).as("bounded").isEqualTo(full);
+        }
+    }
+
+    private Map<String, Long> commandsPerPublish(Node node, String channel, int warmUp, int measured) throws Exception {
+        RawBayeux publisher = new RawBayeux(node.url());
+        publisher.handshake();
+        publish(publisher, channel, 1, warmUp);
+        try (RedisStats redis = new RedisStats(fixture.redis().uri())) {
+            Map<String, Long> before = redis.commandCalls();
+            publish(publisher, channel, warmUp + 1, warmUp + measured);
+            Map<String, Long> after = redis.commandCalls();
+            Map<String, Long> delta = new java.util.TreeMap<>();
+            after.forEach((command, calls) -> {
+                long ran = calls - before.getOrDefault(command, 0L);
+                // The publish script's commands only: not the nodes' stream reads, nor this probe's INFO.
+                if (ran > 0 && !command.equals("xread") && !command.equals("info") && !command.equals("ping")
+                        && !command.startsWith("client") && !command.equals("hello") && !command.equals("smembers")) {
+                    delta.put(command, ran);
+                }
+            });
+            return delta;
+        }
+    }
+
     /** @return the channel's position now, as Redis has it */
     private ChannelPosition positionInRedis(String channel) {
         RedisBackplaneConfig config = fixture.config().build();
