@@ -179,9 +179,9 @@ public final class RedisBackplaneConfig extends TypedConfig {
     public static final ConfigOption<Integer> FAILOVER_HISTORY_MAX_LENGTH = ConfigOption.integer(
             "failoverHistoryMaxLength", 1000, n -> n >= 1 && n <= HistoryRules.MAX_SIZE, "an integer from 1 to 1000000",
             "With sessionStore: how many messages every plain broadcast channel's history keeps at least, even one "
-                    + "no historyRules rule names, so that a session another node adopts resumes what it missed "
-                    + "(clients' own recoveries stay limited to the channels historyRules names). A gap longer than "
-                    + "this makes the adopted session re-handshake (402).");
+                    + "no historyRules rule names (or one a rule gives size 0), so that a session another node "
+                    + "adopts resumes what it missed (clients' own recoveries stay limited to the channels "
+                    + "historyRules names). A gap longer than this makes the adopted session re-handshake (402).");
     /** With the session store: how long every plain channel's history keeps a message at least, for failover. */
     public static final ConfigOption<Duration> FAILOVER_HISTORY_AGE = ConfigOption.duration("failoverHistoryAge",
             Duration.ofSeconds(60), d -> d.compareTo(HistoryRules.MIN_AGE) >= 0

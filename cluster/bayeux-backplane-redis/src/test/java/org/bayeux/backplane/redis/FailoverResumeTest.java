@@ -271,6 +271,24 @@ class FailoverResumeTest {
     }
 
     @Test
+    void aClientsRecoveryPastItsRateStillGetsItsSeam() throws Exception {
+        Node a = node(withStore().historyRules("/chat/**").recoveryLimits(8, 1, 1));
+        RawBayeux publisher = new RawBayeux(a.url());
+        publisher.handshake();
+        publish(publisher, "/chat/a", 1, 2);
+        publish(publisher, "/chat/b", 1, 2);
+        Subscriber client = new Subscriber(a.url());
+        assertThat(RawBayeux.recoveryOf(client.raw.subscribe("/chat/a", "{\"offset\":1,\"epoch\":\"x\"}")))
+                .containsEntry("recovered", false).containsEntry("offset", 2L);
+        // Past its burst of one: not read, but positioned (the seam), so told where the channel stands.
+        assertThat(RawBayeux.recoveryOf(client.raw.subscribe("/chat/b", "{\"offset\":1,\"epoch\":\"x\"}")))
+                .containsEntry("recovered", false).containsEntry("offset", 2L);
+        publish(publisher, "/chat/b", 3, 3);
+        client.await(1);
+        assertThat(client.data("/chat/b")).containsExactly("m3");
+    }
+
+    @Test
     void withoutTheStoreNoFailoverHistoryIsWritten() throws Exception {
         Node a = node(fixture.config());
         RawBayeux publisher = new RawBayeux(a.url());
