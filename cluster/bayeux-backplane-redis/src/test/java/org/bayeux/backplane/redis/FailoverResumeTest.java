@@ -1,11 +1,16 @@
 package org.bayeux.backplane.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.bayeux.api.Message;
 import org.bayeux.api.Promise;
@@ -286,6 +291,55 @@ class FailoverResumeTest {
         publish(publisher, "/chat/b", 3, 3);
         client.await(1);
         assertThat(client.data("/chat/b")).containsExactly("m3");
+    }
+
+    /** A subscription's seam as the backplane handed it to the store. */
+    private record Seam(String sessionId, String channel, ChannelPosition position) {
+    }
+
+    @Test
+    void everySubscribeWritesItsSeamBeforeItsReplyLeaves() throws Exception {
+        List<Seam> seams = new CopyOnWriteArrayList<>();
+        AtomicReference<CompletableFuture<Void>> gate = new AtomicReference<>(CompletableFuture.completedFuture(null));
+        RedisBackplane backplane = new RedisBackplane(withStore().historyRules("/chat/**").build(),
+                HistoryAuthorizer.always(HistoryAccess.none()), null, (sessionId, channel, position) -> {
+                    seams.add(new Seam(sessionId, channel, position));
+                    return gate.get();
+                });
+        Node a = fixture.node(BayeuxServerConfig.builder().build(), backplane);
+        RawBayeux publisher = new RawBayeux(a.url());
+        publisher.handshake();
+        publish(publisher, CHANNEL, 1, 3);
+        publish(publisher, "/chat/room", 1, 2);
+        Subscriber client = new Subscriber(a.url());
+        String id = client.raw.clientId();
+        ChannelPosition news = positionInRedis(CHANNEL);
+
+        assertThat(client.raw.subscribe(CHANNEL, null).get("successful")).isEqualTo(true);
+        assertThat(client.raw.subscribe("/news/never", null).get("successful")).isEqualTo(true);
+        // A client's own recovery that fails (the authorizer allows none) floors at the position it is told.
+        assertThat(RawBayeux.recoveryOf(client.raw.subscribe("/chat/room", "{\"offset\":1,\"epoch\":\"x\"}")))
+                .containsEntry("recovered", false);
+        assertThat(seams).containsExactly(new Seam(id, CHANNEL, news), new Seam(id, "/news/never",
+                ChannelPosition.NONE), new Seam(id, "/chat/room", positionInRedis("/chat/room")));
+        assertThat(client.raw.subscribe("/news/*", null).get("successful")).isEqualTo(true);
+        assertThat(seams).as("a wildcard has no seam").hasSize(3);
+
+        // The reply waits for the store.
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        gate.set(held);
+        CompletableFuture<Map<String, Object>> reply = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.raw.subscribe("/news/later", null);
+            } catch (Exception failed) {
+                throw new IllegalStateException(failed);
+            }
+        });
+        await("the seam handed to the store").atMost(BackplaneFixture.WAIT).until(() -> seams.size() == 4);
+        assertThat(reply).as("no reply before the store has the seam").isNotDone();
+        held.complete(null);
+        assertThat(reply.get(BackplaneFixture.WAIT.toMillis(), TimeUnit.MILLISECONDS).get("successful"))
+                .isEqualTo(true);
     }
 
     @Test
