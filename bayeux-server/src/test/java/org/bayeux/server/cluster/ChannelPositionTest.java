@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** A position, and the seams that are positions of no message: offset 0 of an epoch, and {@link ChannelPosition#NONE}. */
+/** A position, and the seams that are positions of no message: offset 0 of an epoch, {@link ChannelPosition#NONE}. */
 class ChannelPositionTest {
     @Test
     void seamsArePositionsOfNoMessageAndRoundTripAsText() {

@@ -302,7 +302,8 @@ final class RecoveryExtension implements ServerExtension {
         int room = Math.max(0, session.getMaxQueue() - session.getQueueSize());
         // A resume is bounded by the session's queue only (a gap that does not fit is not recovered); a client's
         // recovery by recoveryMaxMessages too, and reads at least one entry.
-        int maxMessages = pending.kind == Kind.RESUME ? room : Math.max(1, Math.min(config.recoveryMaxMessages(), room));
+        int maxMessages = pending.kind == Kind.RESUME ? room
+                : Math.max(1, Math.min(config.recoveryMaxMessages(), room));
         long maxBytes = Math.max(0, session.getMaxQueueBytes() - session.getQueueBytes());
         // One read at a time per session: this one starts when the previous one ended.
         holder.oneAtATime(() -> reads.recover(pending.channel, offset, pending.epoch, maxMessages, maxBytes)

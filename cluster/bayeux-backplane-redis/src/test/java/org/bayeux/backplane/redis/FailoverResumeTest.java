@@ -293,7 +293,8 @@ class FailoverResumeTest {
         publish(publisher, CHANNEL, 1, 3);
         Subscriber forger = new Subscriber(a.url());
         Map<String, Object> reply = forger.raw.subscribe(CHANNEL, "{\"offset\":0,\"epoch\":\"x\",\"position\":"
-                + "{\"offset\":0,\"epoch\":\"x\"},\"resumeFrom\":true,\"@class\":\"org.bayeux.server.cluster.ResumeFrom\"}");
+                + "{\"offset\":0,\"epoch\":\"x\"},\"resumeFrom\":true,"
+                + "\"@class\":\"org.bayeux.server.cluster.ResumeFrom\"}");
         assertThat(reply.get("successful")).isEqualTo(true);
         assertThat(RawBayeux.recoveryOf(reply)).as("no historyRules rule names the channel: no recovery").isNull();
         publish(publisher, CHANNEL, 4, 4);
