@@ -12,20 +12,26 @@ import org.bayeux.api.Message;
  * {@code "ext":{"position":{"offset":12,"epoch":"k3J9x0aQ"}}}; the engine reads it there ({@link #of(Message)}) to
  * keep each session's {@link SessionState#positions() positions}.
  *
- * @param epoch the channel's epoch, not empty
- * @param offset the message's offset within the epoch, at least 1
+ * <p>A subscription's seam ({@link SessionState#subscribedAt()}) may also be a position no message has: offset 0 of
+ * an epoch (the epoch has no message yet), or {@link #NONE} (the channel had no epoch at all when the subscription took
+ * effect: every message of whatever epoch it has later came after it).</p>
+ *
+ * @param epoch the channel's epoch, empty only in {@link #NONE}
+ * @param offset the message's offset within the epoch, at least 1 for a message, 0 before the epoch's first
  */
 public record ChannelPosition(String epoch, long offset) {
     /** The field of a message's {@code ext} holding its position. */
     public static final String FIELD = "position";
+    /** Before any epoch: the channel had none (it was never published, or its position expired). */
+    public static final ChannelPosition NONE = new ChannelPosition("", 0);
 
     /**
-     * @param epoch the channel's epoch, not empty
-     * @param offset the message's offset within the epoch, at least 1
+     * @param epoch the channel's epoch, empty only with offset 0 ({@link #NONE})
+     * @param offset the message's offset within the epoch, at least 1 for a message, 0 before the epoch's first
      */
     public ChannelPosition {
         Objects.requireNonNull(epoch, "epoch");
-        if (epoch.isEmpty() || offset < 1) {
+        if (offset < 0 || epoch.isEmpty() && offset != 0) {
             throw new IllegalArgumentException("not a position: epoch '" + epoch + "', offset " + offset);
         }
     }
@@ -61,7 +67,7 @@ public record ChannelPosition(String epoch, long offset) {
      */
     public static ChannelPosition parse(String text) {
         int colon = text.lastIndexOf(':');
-        if (colon <= 0) {
+        if (colon < 0) {
             throw new IllegalArgumentException("not a position: '" + text + "'");
         }
         try {

@@ -45,8 +45,11 @@ final class HistoryCalls {
     HistoryCalls(RedisBackplaneConfig config, StreamShards shards) {
         this.config = config;
         this.shards = shards;
-        this.history = new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(),
-                config.historyAge());
+        this.history = config.sessionStore()
+                ? new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(), config.historyAge(),
+                        config.failoverHistoryMaxLength(), config.failoverHistoryAge())
+                : new HistoryRules(HistoryRules.parse(config.historyRules()), config.historySize(),
+                        config.historyAge());
         this.permits = new RecoveryPermits(config.recoveryConcurrency());
     }
 
@@ -136,7 +139,7 @@ final class HistoryCalls {
                 : new String[] {shards.metaKeyOf(channel), shards.historyKeyOf(channel), shards.keyOf(channel),
                     shards.historyBytesKeyOf(shard), shards.historyExpiryKeyOf(shard),
                     shards.idempotencyKeyOf(channel, publisherDigest(message.publisher()), idempotencyKey)};
-        HistoryRules.Rule rule = history.ruleFor(channel);
+        HistoryRules.Rule rule = history.storedRuleFor(channel);
         return HistoryStore.publish(connection, keys, message.json(), ascii(config.streamMaxLength()),
                 ascii(rule.size()), ascii(rule.age().toMillis()), ascii(config.historyMetaTtl().toMillis()),
                 HistoryStore.ascii(HistoryStore.newEpoch()), ascii(config.idempotencyWindow().toMillis()),
@@ -180,7 +183,7 @@ final class HistoryCalls {
         if (connection == null || !connection.isOpen()) {
             return CompletableFuture.failedFuture(unavailable("not connected to Redis", null));
         }
-        HistoryRules.Rule rule = history.ruleFor(channel);
+        HistoryRules.Rule rule = history.storedRuleFor(channel);
         String[] keys = {shards.metaKeyOf(channel), shards.historyKeyOf(channel)};
         return permits.run(() -> page(connection, keys, offset, epoch, maxMessages, maxBytes,
                 rule.age().toMillis(), new Pages(), ""));

@@ -15,6 +15,11 @@ import org.bayeux.server.config.ConfigOption;
  * example {@code /chat/**=1000/10m, /chat/noisy=0/1s, /news/*}; a pattern is a channel name or a wildcard
  * ({@code /a/*}, {@code /a/**}); a size of 0 keeps none (an exception to a wider rule after it). A channel without
  * history has no position: its messages carry none, and its subscribes are not recovered.
+ *
+ * <p>With the session store (failover), every plain channel keeps at least a failover history
+ * ({@link RedisBackplaneConfig#FAILOVER_HISTORY_MAX_LENGTH}, {@link RedisBackplaneConfig#FAILOVER_HISTORY_AGE}), and
+ * so has positions, so that a session another node adopts resumes from it ({@link #storedRuleFor}); a client's own
+ * recovery still reads only the channels a rule names ({@link #keepsHistory}).</p>
  */
 final class HistoryRules {
     /** The most messages one channel's history may keep. */
@@ -28,6 +33,8 @@ final class HistoryRules {
 
     private final List<Rule> rules;
     private final Rule none = new Rule(ChannelId.of("/**"), 0, MIN_AGE);
+    /** With the session store: the least every plain channel keeps, for failover; null without it. */
+    private final Rule failover;
 
     /**
      * @param rules as {@link #parse} made them, a size or age of -1 / null standing for the defaults
@@ -35,6 +42,21 @@ final class HistoryRules {
      * @param defaultAge the age of a rule that names none
      */
     HistoryRules(List<Rule> rules, int defaultSize, Duration defaultAge) {
+        this(rules, defaultSize, defaultAge, 0, null);
+    }
+
+    /**
+     * @param rules as {@link #parse} made them, a size or age of -1 / null standing for the defaults
+     * @param defaultSize the size of a rule that names none
+     * @param defaultAge the age of a rule that names none
+     * @param failoverSize with the session store, the least every plain channel's history keeps
+     *        ({@link RedisBackplaneConfig#FAILOVER_HISTORY_MAX_LENGTH}); 0 without it
+     * @param failoverAge with the session store, the least age every plain channel's history keeps
+     *        ({@link RedisBackplaneConfig#FAILOVER_HISTORY_AGE}); null without it
+     */
+    HistoryRules(List<Rule> rules, int defaultSize, Duration defaultAge, int failoverSize, Duration failoverAge) {
+        this.failover = failoverSize > 0 && failoverAge != null ? new Rule(ChannelId.of("/**"), failoverSize,
+                failoverAge) : null;
         List<Rule> resolved = new ArrayList<>();
         for (Rule rule : rules) {
             resolved.add(rule.size() < 0 ? new Rule(rule.pattern(), defaultSize, defaultAge) : rule);
@@ -52,7 +74,27 @@ final class HistoryRules {
         return false;
     }
 
-    /** @return true if the channel keeps a history */
+    /** @return true if every plain channel keeps a failover history (the session store is on) */
+    boolean failover() {
+        return failover != null;
+    }
+
+    /**
+     * @return the bounds the publish script keeps a plain channel's history within: its rule's, raised to the
+     *         failover history's with the session store (even for a channel no rule names, or one a rule turns off:
+     *         an adopted session resumes from it); what a client's own recovery may ask is still
+     *         {@link #keepsHistory}
+     */
+    Rule storedRuleFor(String channel) {
+        Rule rule = ruleFor(channel);
+        if (failover == null) {
+            return rule;
+        }
+        return new Rule(rule.pattern(), Math.max(rule.size(), failover.size()),
+                rule.size() > 0 && rule.age().compareTo(failover.age()) > 0 ? rule.age() : failover.age());
+    }
+
+    /** @return true if the channel keeps a history a client's own recovery may read (a rule names it) */
     boolean keepsHistory(String channel) {
         return ruleFor(channel).size() > 0;
     }

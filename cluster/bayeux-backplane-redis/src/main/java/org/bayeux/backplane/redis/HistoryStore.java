@@ -24,7 +24,8 @@ import org.bayeux.api.server.ServerMessage;
  * recovery.
  *
  * <p><b>Publish</b>, in one script so that fan-out order and offsets are one and the same: skip a retry (idempotency
- * key, scoped to its publisher). A channel without history (no {@code historyRules} rule turns it on) is only
+ * key, scoped to its publisher). A channel without history (no {@code historyRules} rule turns it on, and the session
+ * store is off: {@link HistoryRules#storedRuleFor}) is only
  * appended to its shard's fan-out stream: no position, no key of its own. A channel with history takes its epoch
  * (making one, and dropping any history left from a lost epoch, if it has none), increments its offset, appends to its
  * history within its bounds, and appends to its shard's fan-out stream with the offset and epoch beside the message.

@@ -45,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * {@value #SEPARATOR_NAME} and the user its session is tied to, if any; and a user with a session on this node has an
  * entry of its own in {@link #USERS}, a channel no session can subscribe to, refreshed, expired and swept like the
  * others. The backplane's own listeners and {@link #members} see node ids only, as before.</p>
+ *
+ * <p>An entry is a session's (its clientId), whichever node holds it: a session another node adopts (failover) and
+ * subscribes again there takes the entry over (the node in its value changes, no join); only the node an entry names
+ * refreshes it or removes it, so that the dead node's entries expiring, or a paused node coming back and dropping its
+ * copy of a session that moved, tells no leave for a session that lives on elsewhere.</p>
  */
 final class Presence implements SubscriptionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Presence.class);
@@ -52,27 +57,40 @@ final class Presence implements SubscriptionListener {
     static final String EVENT_FIELD = "p";
     private static final String NOW = "local t = redis.call('TIME')\n"
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
+    /** Lua: the node id of an entry's value (what comes before {@link #SEPARATOR}). */
+    private static final String NODE_OF = "local function nodeOf(value) return string.match(value, '^[^\\31]*') end\n";
     /**
-     * KEYS: hash, expiry set, channel set, fan-out. ARGV: node, ttl ms, channel, fan-out max length, then one or more
-     * sessions. For each session: a new expiry, and the entry (re-)added, with a {@code join} event only if it is new.
-     * Both a join (one session) and a refresh (a chunk of a channel's sessions) run it. Returns how many were new.
+     * KEYS: hash, expiry set, channel set, fan-out. ARGV: value (node, user), ttl ms, channel, fan-out max length,
+     * {@code 1} to take an entry over from another node ({@code 0}: only this node's or a missing one), then one or
+     * more sessions. For each session: a new expiry, and the entry (re-)added, with a {@code join} event only if it is
+     * new. Both a join (one session, taking over: a session another node owned, now adopted here, stays one member,
+     * with no leave nor join) and a refresh (a chunk of a channel's sessions, never taking over: a paused node that
+     * comes back does not take back a session that moved) run it. Returns how many were new.
      */
-    private static final String JOIN = NOW
+    private static final String JOIN = NOW + NODE_OF
             + "local added = 0\n"
-            + "for i = 5, #ARGV do\n"
+            + "local me = nodeOf(ARGV[1])\n"
+            + "for i = 6, #ARGV do\n"
             + "  local session = ARGV[i]\n"
-            + "  local new = redis.call('HSET', KEYS[1], session, ARGV[1])\n"
+            + "  local was = redis.call('HGET', KEYS[1], session)\n"
+            + "  if ARGV[5] == '1' or not was or nodeOf(was) == me then\n"
+            + "  redis.call('HSET', KEYS[1], session, ARGV[1])\n"
             + "  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), session)\n"
-            + "  if new == 1 then\n"
+            + "  if not was then\n"
             + "    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'p', 'join', 'c', ARGV[3], 's', session,"
             + " 'n', ARGV[1])\n"
             + "    added = added + 1\n"
             + "  end\n"
+            + "  end\n"
             + "end\n"
             + "redis.call('SADD', KEYS[3], ARGV[3])\n"
             + "return added";
-    /** KEYS: hash, expiry set, fan-out. ARGV: session, channel, fan-out max length. */
-    private static final String LEAVE = "local node = redis.call('HGET', KEYS[1], ARGV[1])\n"
+    /**
+     * KEYS: hash, expiry set, fan-out. ARGV: session, channel, fan-out max length, node. Only this node's entry
+     * leaves: a session that moved to another node (adopted there) stays, with no leave.
+     */
+    private static final String LEAVE = NODE_OF + "local node = redis.call('HGET', KEYS[1], ARGV[1])\n"
+            + "if node and nodeOf(node) ~= ARGV[4] then return 0 end\n"
             + "redis.call('ZREM', KEYS[2], ARGV[1])\n"
             + "if not node then return 0 end\n"
             + "redis.call('HDEL', KEYS[1], ARGV[1])\n"
@@ -311,7 +329,7 @@ final class Presence implements SubscriptionListener {
                 joinsDeferred.incrementAndGet();
                 return;
             }
-            send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, value, List.of(field)));
+            send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, value, true, List.of(field)));
         }
     }
 
@@ -338,7 +356,7 @@ final class Presence implements SubscriptionListener {
             }
             send(connection, LEAVE, LEAVE_SHA, new String[] {shards.presenceKeyOf(name),
                 shards.presenceExpiryKeyOf(name), shards.keyOf(name)}, List.of(field, name,
-                    Integer.toString(config.streamMaxLength())));
+                    Integer.toString(config.streamMaxLength()), nodeId));
         }
     }
 
@@ -347,13 +365,18 @@ final class Presence implements SubscriptionListener {
             shards.presenceChannelsKey(channel), shards.keyOf(channel)};
     }
 
-    /** @param value each entry's value: the node's id, with the user's after {@link #SEPARATOR} if tied */
-    private List<String> joinArgs(String channel, String value, List<String> sessions) {
-        List<String> args = new ArrayList<>(4 + sessions.size());
+    /**
+     * @param value each entry's value: the node's id, with the user's after {@link #SEPARATOR} if tied
+     * @param takeOver true for a subscription made here (an entry of another node's becomes this node's), false for
+     *        a refresh (another node's entry is left alone)
+     */
+    private List<String> joinArgs(String channel, String value, boolean takeOver, List<String> sessions) {
+        List<String> args = new ArrayList<>(5 + sessions.size());
         args.add(value);
         args.add(Long.toString(config.presenceTtl().toMillis()));
         args.add(channel);
         args.add(Integer.toString(config.streamMaxLength()));
+        args.add(takeOver ? "1" : "0");
         args.addAll(sessions);
         return args;
     }
@@ -431,7 +454,7 @@ final class Presence implements SubscriptionListener {
                     for (Map.Entry<String, List<String>> group : byValue.entrySet()) {
                         if (round || inFlight.tryAcquire()) {
                             send(connection, JOIN, JOIN_SHA, joinKeys(channel), joinArgs(channel, group.getKey(),
-                                    group.getValue()), round);
+                                    false, group.getValue()), round);
                         } else {
                             joinsDeferred.incrementAndGet();
                         }

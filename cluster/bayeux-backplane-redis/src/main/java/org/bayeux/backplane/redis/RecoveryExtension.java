@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +22,9 @@ import org.bayeux.api.server.ServerExtension;
 import org.bayeux.api.server.ServerMessage;
 import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionExtension;
+import org.bayeux.server.cluster.ChannelPosition;
 import org.bayeux.server.cluster.ClusterNode;
+import org.bayeux.server.cluster.ResumeFrom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +60,23 @@ import org.slf4j.LoggerFactory;
  * messages are queued as live ones from the cluster are: the session's own extensions run, the server's do not (they
  * ran where the message was published, before it was stored). Each history entry is parsed once for all the
  * recoveries that share its read, and its encoding is shared like a live message's.</p>
+ *
+ * <p><b>Failover</b> (with the session store: {@link #RecoveryExtension} is given a {@link Seams}). Every plain
+ * channel keeps a failover history then ({@link HistoryRules#storedRuleFor}), and:</p>
+ * <ul>
+ * <li>every successful subscribe to a plain channel runs as a position-only recovery even if the client asked none
+ *     (its reply gets no {@code ext.recovery} then): the position it states is the subscription's seam, the last
+ *     message the session will not get, written to the store ({@link Seams#subscribedAt}) before the reply leaves;
+ *     a client's own recovery that answers {@code recovered: false} floors its live messages at that position
+ *     likewise, so that the seam is exact;</li>
+ * <li>a subscribe whose {@code ext.recovery} is a {@link ResumeFrom} (a Java object: only the engine adopting a session
+ *     makes one, no JSON can) recovers strictly after that position from the failover history, whatever
+ *     {@code historyRules} and the {@link HistoryAuthorizer} say (the session had everything up to it, and what
+ *     follows is within its subscription), not counted against the session's rate (it is not the client's request)
+ *     but within its queue: {@code recovered: true} only if the whole gap is replayed. A resume from
+ *     {@link ChannelPosition#NONE} (the channel had no epoch at subscribe) recovers the epoch the channel has now from
+ *     its first message.</li>
+ * </ul>
  */
 final class RecoveryExtension implements ServerExtension {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryExtension.class);
@@ -66,10 +86,35 @@ final class RecoveryExtension implements ServerExtension {
     static final String RECOVERED_FIELD = "recovered";
     private static final ThreadLocal<Pending> RELEASING = new ThreadLocal<>();
 
+    /** Where each subscription's seam goes: the session store, with failover on. */
+    @FunctionalInterface
+    interface Seams {
+        /**
+         * @param sessionId the subscribing session
+         * @param channel the plain channel it subscribed to
+         * @param position the last position it will not be given on that channel
+         * @return completes once stored (the subscribe's reply waits for it); a failure is logged, and the reply
+         *         leaves all the same
+         */
+        CompletionStage<Void> subscribedAt(String sessionId, String channel, ChannelPosition position);
+    }
+
+    /** What a subscribe asks of this extension. */
+    private enum Kind {
+        /** The client's own {@code ext.recovery} on a channel {@code historyRules} names. */
+        CLIENT,
+        /** None asked, the session store is on: the position only, for the seam. */
+        SEAM,
+        /** The engine resumes an adopted session ({@link ResumeFrom}). */
+        RESUME
+    }
+
     private final ClusterNode node;
     private final RedisBackplaneConfig config;
     private final HistoryRules rules;
     private final HistoryAuthorizer authorizer;
+    /** Null with the session store off. */
+    private final Seams seams;
     private final int bufferMax;
     /** Where recoveries complete and queue their messages: never a Lettuce I/O thread. */
     private final Executor executor;
@@ -88,7 +133,22 @@ final class RecoveryExtension implements ServerExtension {
      */
     RecoveryExtension(RecoveryReads.Reader reader, ClusterNode node, RedisBackplaneConfig config, HistoryRules rules,
             HistoryAuthorizer authorizer, Executor executor) {
+        this(reader, node, config, rules, authorizer, null, executor);
+    }
+
+    /**
+     * @param reader reads a channel's history within a budget (the backplane's paged recovery)
+     * @param node the engine's side of the cluster
+     * @param config the bounds
+     * @param rules which channels keep a history, and whether every channel keeps a failover history
+     * @param authorizer how far back each client's recovery may read
+     * @param seams with the session store, where subscriptions' seams are written; null without it
+     * @param executor where recoveries complete
+     */
+    RecoveryExtension(RecoveryReads.Reader reader, ClusterNode node, RedisBackplaneConfig config, HistoryRules rules,
+            HistoryAuthorizer authorizer, Seams seams, Executor executor) {
         this.node = node;
+        this.seams = seams;
         this.config = config;
         this.rules = rules;
         this.authorizer = authorizer;
@@ -114,16 +174,27 @@ final class RecoveryExtension implements ServerExtension {
                 Map<String, Object> ext = message.getExt();
                 Object asked = ext == null ? null : ext.get(RECOVERY_FIELD);
                 Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
-                if (asked instanceof Map && subscription instanceof String && isPlainBroadcast((String) subscription)
-                        && rules.keepsHistory((String) subscription)) {
-                    String channel = (String) subscription;
-                    Object offset = ((Map<?, ?>) asked).get(Positions.OFFSET_FIELD);
-                    Object epoch = ((Map<?, ?>) asked).get(Positions.EPOCH_FIELD);
-                    boolean has = offset instanceof Number && ((Number) offset).longValue() >= 0
-                            && epoch instanceof String;
-                    boolean held = holds(session, channel);
-                    holder(session).begin(new Pending(channel, has ? ((Number) offset).longValue() : -1,
-                            has ? (String) epoch : "", access(session, channel, message), held));
+                if (subscription instanceof String channel && isPlainBroadcast(channel)) {
+                    Pending recovery = null;
+                    if (asked instanceof ResumeFrom resume) {
+                        ChannelPosition from = resume.position();
+                        recovery = new Pending(channel, from.offset(), from.epoch(), HistoryAccess.all(),
+                                holds(session, channel), Kind.RESUME);
+                    } else if (asked instanceof Map && rules.keepsHistory(channel)) {
+                        Object offset = ((Map<?, ?>) asked).get(Positions.OFFSET_FIELD);
+                        Object epoch = ((Map<?, ?>) asked).get(Positions.EPOCH_FIELD);
+                        boolean has = offset instanceof Number && ((Number) offset).longValue() >= 0
+                                && epoch instanceof String;
+                        recovery = new Pending(channel, has ? ((Number) offset).longValue() : -1,
+                                has ? (String) epoch : "", access(session, channel, message), holds(session, channel),
+                                Kind.CLIENT);
+                    } else if (seams != null) {
+                        recovery = new Pending(channel, -1, "", HistoryAccess.none(), holds(session, channel),
+                                Kind.SEAM);
+                    }
+                    if (recovery != null) {
+                        holder(session).begin(recovery);
+                    }
                 }
             } else if (session != null && Message.META_UNSUBSCRIBE.equals(message.getChannel())) {
                 Holder holder = sessions.get(session.getId());
@@ -215,19 +286,33 @@ final class RecoveryExtension implements ServerExtension {
                     true, -1), null);
             return;
         }
-        if (!holder.rate.tryTake()) {
+        boolean pastRate = pending.kind == Kind.CLIENT && !holder.rate.tryTake();
+        if (pastRate && seams == null) {
             LOG.debug("Recovery of {} refused: the session is past its rate", pending.channel);
             complete(holder, pending, reply, promise, null, new IllegalStateException("past the recovery rate"));
             return;
         }
-        long offset = pending.access.isAllowed() ? pending.offset : -1;
+        if (pastRate) {
+            // With the session store the subscription still needs its seam: the position only (nothing copied), and
+            // the reply says recovered: false.
+            LOG.debug("Recovery of {} refused: the session is past its rate; its position only", pending.channel);
+        }
+        long offset = pending.access.isAllowed() && !pastRate ? pending.offset : -1;
         ServerSession session = holder.session;
-        int maxMessages = Math.min(config.recoveryMaxMessages(), Math.max(0, session.getMaxQueue()
-                - session.getQueueSize()));
+        int room = Math.max(0, session.getMaxQueue() - session.getQueueSize());
+        // A resume is bounded by the session's queue only (a gap that does not fit is not recovered); a client's
+        // recovery by recoveryMaxMessages too, and reads at least one entry.
+        int maxMessages = pending.kind == Kind.RESUME ? room
+                : Math.max(1, Math.min(config.recoveryMaxMessages(), room));
         long maxBytes = Math.max(0, session.getMaxQueueBytes() - session.getQueueBytes());
         // One read at a time per session: this one starts when the previous one ended.
-        holder.oneAtATime(() -> reads.recover(pending.channel, offset, pending.epoch, Math.max(1, maxMessages),
-                maxBytes)).whenCompleteAsync((found, failure) -> complete(holder, pending, reply, promise,
+        holder.oneAtATime(() -> reads.recover(pending.channel, offset, pending.epoch, maxMessages, maxBytes)
+                .thenCompose(found -> pending.kind == Kind.RESUME && pending.epoch.isEmpty() && !found.recovered()
+                        && !found.epoch().isEmpty()
+                        // Subscribed when the channel had no epoch: every message of the one it has now came after.
+                        ? reads.recover(pending.channel, 0, found.epoch(), maxMessages, maxBytes)
+                        : CompletableFuture.completedFuture(found)))
+                .whenCompleteAsync((found, failure) -> complete(holder, pending, reply, promise,
                         failure == null ? holder.allowed(pending, found) : null, failure), executor);
     }
 
@@ -235,10 +320,12 @@ final class RecoveryExtension implements ServerExtension {
             HistoryStore.Recovered found, Throwable failure) {
         HistoryStore.Recovered usable = null;
         Floor floor = null;
+        ChannelPosition seam = null;
         try {
             Map<String, Object> outcome = new LinkedHashMap<>();
             boolean accepted = pending.decide();
             boolean recovered = failure == null && found.recovered() && accepted;
+            boolean seamed = seams != null && pending.kind != Kind.RESUME;
             if (pending.offset >= 0) {
                 outcome.put(RECOVERED_FIELD, recovered);
             }
@@ -247,21 +334,53 @@ final class RecoveryExtension implements ServerExtension {
                 outcome.put(Positions.EPOCH_FIELD, found.epoch());
                 usable = recovered ? found : null;
                 // The position the reply states: what is at or below it was in the history (or before a
-                // position-only subscribe), and must not come again live from a reader that is behind.
-                if (accepted && (recovered || pending.offset < 0)) {
+                // position-only subscribe), and must not come again live from a reader that is behind. With a seam
+                // to write, a recovery that failed floors there too: the session gets exactly what follows it.
+                if (accepted && (recovered || pending.offset < 0 || seamed)) {
                     floor = new Floor(found.offset(), found.epoch());
+                    if (seamed) {
+                        seam = found.epoch().isEmpty() ? ChannelPosition.NONE
+                                : new ChannelPosition(found.epoch(), found.offset());
+                    }
                 }
                 holder.known.put(pending.channel, new Floor(found.offset(), found.epoch()));
             } else {
                 LOG.debug("Recovery of {} failed: {}", pending.channel, failure.toString());
             }
-            reply.getExt(true).put(RECOVERY_FIELD, outcome);
+            if (pending.kind != Kind.SEAM) {
+                reply.getExt(true).put(RECOVERY_FIELD, outcome);
+            }
         } catch (RuntimeException unexpected) {
             LOG.warn("Recovery of a subscription failed", unexpected);
         } finally {
-            promise.succeed(true);
-            holder.release(pending, usable, floor);
+            HistoryStore.Recovered missed = usable;
+            Floor from = floor;
+            Runnable answered = () -> {
+                promise.succeed(true);
+                holder.release(pending, missed, from);
+            };
+            if (seam == null) {
+                answered.run();
+            } else {
+                writeSeam(holder.session.getId(), pending.channel, seam, answered);
+            }
         }
+    }
+
+    /** Writes a subscription's seam to the store, then runs what answers the subscribe, whatever the outcome. */
+    private void writeSeam(String sessionId, String channel, ChannelPosition seam, Runnable answered) {
+        CompletionStage<Void> stored;
+        try {
+            stored = seams.subscribedAt(sessionId, channel, seam);
+        } catch (RuntimeException refused) {
+            stored = CompletableFuture.failedFuture(refused);
+        }
+        stored.whenCompleteAsync((done, failure) -> {
+            if (failure != null) {
+                LOG.debug("The seam of a subscription to {} was not stored: {}", channel, failure.toString());
+            }
+            answered.run();
+        }, executor);
     }
 
     /**
@@ -295,13 +414,16 @@ final class RecoveryExtension implements ServerExtension {
         final HistoryAccess access;
         /** Whether the session was subscribed to the channel already when it asked. */
         final boolean alreadySubscribed;
+        final Kind kind;
         final ArrayDeque<ServerMessage> held = new ArrayDeque<>();
         boolean holding = true;
         boolean overflowed;
         boolean decided;
         boolean claimed;
 
-        Pending(String channel, long offset, String epoch, HistoryAccess access, boolean alreadySubscribed) {
+        Pending(String channel, long offset, String epoch, HistoryAccess access, boolean alreadySubscribed,
+                Kind kind) {
+            this.kind = kind;
             this.channel = channel;
             this.offset = offset;
             this.epoch = epoch;

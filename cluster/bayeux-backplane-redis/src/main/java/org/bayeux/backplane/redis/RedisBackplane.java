@@ -128,6 +128,8 @@ public final class RedisBackplane implements Cluster {
      * back behind a history read. Null (nothing run) outside tests.
      */
     private final Runnable beforeLiveDelivery;
+    /** Where subscriptions' seams go: the session store's, or a test's; null with the store off. */
+    private final RecoveryExtension.Seams seams;
     /** Per reader: whether it has positioned itself, and whether it is connected now. */
     private volatile boolean[] readersPositioned = new boolean[0];
     private volatile boolean[] readersConnected = new boolean[0];
@@ -191,11 +193,25 @@ public final class RedisBackplane implements Cluster {
      *        the live stream back behind a history read with it); null outside tests
      */
     RedisBackplane(RedisBackplaneConfig config, HistoryAuthorizer historyAuthorizer, Runnable beforeLiveDelivery) {
+        this(config, historyAuthorizer, beforeLiveDelivery, null);
+    }
+
+    /**
+     * @param config where Redis is, and the bounds
+     * @param historyAuthorizer as {@link #RedisBackplane(RedisBackplaneConfig, HistoryAuthorizer)}
+     * @param beforeLiveDelivery as {@link #RedisBackplane(RedisBackplaneConfig, HistoryAuthorizer, Runnable)}
+     * @param seams test seam: with the session store, where subscriptions' seams go instead of the store (a test
+     *        sees them, and holds a reply back); null outside tests
+     */
+    RedisBackplane(RedisBackplaneConfig config, HistoryAuthorizer historyAuthorizer, Runnable beforeLiveDelivery,
+            RecoveryExtension.Seams seams) {
         this.config = Objects.requireNonNull(config, "config");
         this.beforeLiveDelivery = beforeLiveDelivery;
         this.endpoint = RedisEndpoint.resolve(config).description();
         this.historyAuthorizer = Objects.requireNonNull(historyAuthorizer, "historyAuthorizer");
         this.sessionStore = config.sessionStore() ? new RedisSessionStore(config, nodeId) : null;
+        RedisSessionStore store = sessionStore;
+        this.seams = store == null ? null : seams != null ? seams : store::subscribedAt;
         this.shards = new StreamShards(config.keyPrefix(), config.shards());
         this.shardReads = new ShardReads(shards, config, publishing, shard -> wakeReaders());
         this.presenceSeam = new RedisPresence(nodeId, () -> presence, shardReads::listenerAdded,
@@ -267,7 +283,7 @@ public final class RedisBackplane implements Cluster {
         node.server().addSubscriptionListener(shardReads);
         shardReads.countExisting();
         // After stop() the pool refuses work: a reply still waiting then completes on the caller's thread.
-        recovery = new RecoveryExtension(this::recover, node, config, calls.rules(), historyAuthorizer, task -> {
+        recovery = new RecoveryExtension(this::recover, node, config, calls.rules(), historyAuthorizer, seams, task -> {
             try {
                 pool.execute(task);
             } catch (RejectedExecutionException stopped) {

@@ -175,6 +175,20 @@ public final class RedisBackplaneConfig extends TypedConfig {
             "Whether the backplane writes its sessions' subscriptions, positions and acknowledged batch to Redis "
                     + "(RedisSessionStore, one hash per session, see docs/cluster.md), where another node can read "
                     + "them; off by default (nothing continues a session on another node yet).");
+    /** With the session store: how many messages every plain channel's history keeps at least, for failover. */
+    public static final ConfigOption<Integer> FAILOVER_HISTORY_MAX_LENGTH = ConfigOption.integer(
+            "failoverHistoryMaxLength", 1000, n -> n >= 1 && n <= HistoryRules.MAX_SIZE, "an integer from 1 to 1000000",
+            "With sessionStore: how many messages every plain broadcast channel's history keeps at least, even one "
+                    + "no historyRules rule names (or one a rule gives size 0), so that a session another node "
+                    + "adopts resumes what it missed (clients' own recoveries stay limited to the channels "
+                    + "historyRules names). A gap longer than this makes the adopted session re-handshake (402).");
+    /** With the session store: how long every plain channel's history keeps a message at least, for failover. */
+    public static final ConfigOption<Duration> FAILOVER_HISTORY_AGE = ConfigOption.duration("failoverHistoryAge",
+            Duration.ofSeconds(60), d -> d.compareTo(HistoryRules.MIN_AGE) >= 0
+                    && d.compareTo(HistoryRules.MAX_AGE) <= 0, "a duration from 1s to 30d",
+            "With sessionStore: how long every plain broadcast channel's history keeps a message at least (see "
+                    + "failoverHistoryMaxLength); keep it longer than a node's failure takes to detect plus the "
+                    + "clients' reconnection.");
     /** The key of the digest that stands for a session's id in Redis. */
     public static final ConfigOption<String> SESSION_KEY_FILE = ConfigOption.text("sessionKeyFile", "",
             file -> true, "empty, or a file only its owner may read, of at least 32 bytes",
@@ -220,7 +234,7 @@ public final class RedisBackplaneConfig extends TypedConfig {
             HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, HISTORY_MAX_BYTES, HISTORY_SHARD_MAX_BYTES, HISTORY_LOOK_BACK,
             RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, RECOVERY_CONCURRENCY, RECOVERY_RATE, RECOVERY_BURST, PRESENCE_TTL,
             SHARD_READ_GRACE, SESSION_STORE, SESSION_KEY_FILE, SESSION_WRITE_DELAY, SESSION_REFRESH, NODE_LEASE,
-            RECONNECT_WINDOW);
+            RECONNECT_WINDOW, FAILOVER_HISTORY_MAX_LENGTH, FAILOVER_HISTORY_AGE);
 
     private RedisBackplaneConfig(Map<ConfigOption<?>, Object> values) {
         super(OPTIONS, values);
@@ -442,6 +456,16 @@ public final class RedisBackplaneConfig extends TypedConfig {
         return get(PRESENCE_TTL);
     }
 
+    /** @return {@link #FAILOVER_HISTORY_MAX_LENGTH} */
+    public int failoverHistoryMaxLength() {
+        return get(FAILOVER_HISTORY_MAX_LENGTH);
+    }
+
+    /** @return {@link #FAILOVER_HISTORY_AGE} */
+    public Duration failoverHistoryAge() {
+        return get(FAILOVER_HISTORY_AGE);
+    }
+
     /** @return {@link #SESSION_STORE} */
     public boolean sessionStore() {
         return get(SESSION_STORE);
@@ -605,6 +629,15 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder sessionStore(boolean on, Duration writeDelay, Duration refresh) {
             return set(SESSION_STORE, on).set(SESSION_WRITE_DELAY, writeDelay).set(SESSION_REFRESH, refresh);
+        }
+
+        /**
+         * @param maxLength {@link #FAILOVER_HISTORY_MAX_LENGTH}
+         * @param age {@link #FAILOVER_HISTORY_AGE}
+         * @return this builder
+         */
+        public Builder failoverHistory(int maxLength, Duration age) {
+            return set(FAILOVER_HISTORY_MAX_LENGTH, maxLength).set(FAILOVER_HISTORY_AGE, age);
         }
 
         /**

@@ -38,6 +38,18 @@ final class RedisStats implements AutoCloseable {
         return calls(info, "cmdstat_evalsha") + calls(info, "cmdstat_eval");
     }
 
+    /** @return how many times Redis ran each command since it started (from scripts too), by lower-case name */
+    java.util.Map<String, Long> commandCalls() {
+        java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                calls.put(name, calls(line, "cmdstat_" + name));
+            }
+        }
+        return calls;
+    }
+
     /** @return the keys matching a pattern */
     List<String> keys(String pattern) {
         ScanIterator<String> keys = ScanIterator.scan(redis, ScanArgs.Builder.matches(pattern).limit(1000));
