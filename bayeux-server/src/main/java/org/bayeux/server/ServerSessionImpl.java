@@ -802,15 +802,14 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             first = List.of(disconnect);
         }
         if (releasing != null && endState == State.MOVED) {
-            // Moved to another node: its client hears nothing more from this one.
+            // Moved to another node: its client hears nothing more from this one. Not even an empty reply: with
+            // the ack extension it would carry a batch number the new owner never issued.
             releasing.carrier.holdPolicy().holdEnded(this);
             releasing.carrier.holdPolicy().superseded();
         } else if (releasing != null) {
             releasing.carrier.holdPolicy().holdEnded(this);
             ServerMessageImpl reply = releasing.reply();
-            // Moved: its client carries on with the node that owns it now, so it must not be told to stop.
-            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this,
-                    endState == State.MOVED ? Message.RECONNECT_RETRY : Message.RECONNECT_NONE));
+            reply.put(Message.ADVICE_FIELD, MetaHandlers.fullAdvice(this, Message.RECONNECT_NONE));
             parts.sendReply(this, reply, first, releasing.carrier);
         } else if (tellClient && last != null && last.capabilities().pushesWhileHeld()) {
             last.send(parts.encoded(first));
