@@ -308,9 +308,9 @@ class FailoverInteropTest {
         DeliveryChecker.Report report = checker.report();
         String summary = String.format("%s: %s%n%spublishes acknowledged %d, not acknowledged %d; balancer: %d "
                         + "connections accepted, %d cut, %d reroutes, %d nodes marked down; Node.js runs: %s; every "
-                        + "end marker arrived: %s", scenario, report.inexact().isEmpty() ? "exact" : "NOT exact",
+                        + "end marker arrived: %s; first lost: %s", scenario, report.inexact().isEmpty() ? "exact" : "NOT exact",
                 report.table(), acknowledged.get(), unacknowledged.get(), balancer.connectionsAccepted(),
-                balancer.connectionsCut(), balancer.reroutes(), balancer.nodesMarkedDown(), nodeOutcomes, complete);
+                balancer.connectionsCut(), balancer.reroutes(), balancer.nodesMarkedDown(), nodeOutcomes, complete, checker.lost(12));
         System.out.println(summary);
 
         assertThat(report.perSubscriber()).as("every subscriber reported").hasSize(javaClients.size()

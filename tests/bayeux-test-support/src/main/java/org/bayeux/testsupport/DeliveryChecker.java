@@ -127,6 +127,31 @@ public final class DeliveryChecker {
                 && streams.get(publisher).counts.containsKey(seq));
     }
 
+    /**
+     * @param limit the most to list
+     * @return what was lost, as {@code subscriber channel publisher#seq} lines, at most {@code limit}: where a failure
+     *         report starts looking
+     */
+    public synchronized List<String> lost(int limit) {
+        List<String> lost = new java.util.ArrayList<>();
+        for (Map.Entry<String, Map<String, Map<String, Received>>> subscriber : deliveries.entrySet()) {
+            for (Map.Entry<String, Map<String, Received>> channel : subscriber.getValue().entrySet()) {
+                for (Map.Entry<String, Map<Long, Boolean>> publisher
+                        : publishes.getOrDefault(channel.getKey(), Map.of()).entrySet()) {
+                    Received stream = channel.getValue().get(publisher.getKey());
+                    for (Map.Entry<Long, Boolean> message : new TreeMap<>(publisher.getValue()).entrySet()) {
+                        if (message.getValue() && (stream == null || !stream.counts.containsKey(message.getKey()))
+                                && lost.size() < limit) {
+                            lost.add(subscriber.getKey() + " " + channel.getKey() + " " + publisher.getKey() + "#"
+                                    + message.getKey());
+                        }
+                    }
+                }
+            }
+        }
+        return lost;
+    }
+
     /** @return the counts now */
     public synchronized Report report() {
         Map<String, Map<String, Counts>> perChannel = new LinkedHashMap<>();
