@@ -100,6 +100,7 @@ public final class StandaloneOptions {
                 backplaneSettings, oortSettings, shutdownSettings, operationsSettings));
         // The flags are the --set keys' short forms; given both, the flag wins.
         putIfGiven(backplaneSettings, RedisBackplaneConfig.PASSWORD_FILE.key(), line.backplanePasswordFile);
+        putIfGiven(backplaneSettings, RedisBackplaneConfig.MIN_REPLICAS.key(), line.backplaneMinReplicas);
         putIfGiven(oortSettings, OortConfig.URL.key(), line.oortUrl);
         putIfGiven(oortSettings, OortConfig.SEEDS.key(), line.oortSeeds == null ? null
                 : String.join(",", line.oortSeeds));
