@@ -245,8 +245,8 @@ public final class StandaloneOptions {
             if (RedisBackplaneConfig.URI.key().equals(bad.key())) {
                 // The URI may hold a password: shown masked, here and in the cause's message.
                 throw new IllegalArgumentException("--backplane " + RedisBackplaneConfig.maskedUri(uri)
-                        + ": expected redis://HOST:PORT, redis-cluster://HOST:PORT,HOST:PORT,... or "
-                        + "redis-sentinel://HOST:PORT,HOST:PORT,.../MASTER-NAME (" + bad.getMessage()
+                        + ": expected redis://HOST:PORT or redis-cluster://HOST:PORT,HOST:PORT,... (or "
+                        + "redis-sentinel://HOST:PORT,HOST:PORT,.../MASTER-NAME) (" + bad.getMessage()
                         + ")");
             }
             throw bad;

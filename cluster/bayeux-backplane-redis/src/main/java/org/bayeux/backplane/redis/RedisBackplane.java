@@ -87,6 +87,15 @@ import org.slf4j.LoggerFactory;
  * touches one slot; the channels spread over the masters by shard. Lettuce routes each command to the master of its
  * slot and follows redirects ({@code RedisLink}); what a failover does is in {@code docs/cluster.md}.</p>
  *
+ * <p><b>Redis high availability.</b> With {@code redis-sentinel://H:P,H:P/MASTER} every connection asks the sentinels
+ * where the master is and follows a promotion. With {@link RedisBackplaneConfig#MIN_REPLICAS} N, a publish is
+ * acknowledged only once {@code WAIT N} counts N replicas holding it ({@link ReplicaAcknowledgement}, one
+ * {@code WAIT} for the publishes answered together), else it fails with {@code 503::backplane_unavailable}; and a
+ * reader delivers a batch only once N replicas hold it, so that a promoted replica cannot give a delivered message's
+ * offset to another. Should it happen anyway (Redis promotes "the best replica", not always one that acknowledged),
+ * the readers see the reused offsets and give the channel a new epoch ({@link Promotions}). Not on a Redis Cluster
+ * yet: there {@code minReplicas} is refused at start.</p>
+ *
  * <p>Not built yet: membership ({@code joined}/{@code left} are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {

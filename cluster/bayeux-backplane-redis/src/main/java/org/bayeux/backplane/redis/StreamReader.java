@@ -280,9 +280,12 @@ final class StreamReader {
      */
     private void awaitReplicas(String lastId) {
         long timeout = Math.max(1, config.operationTimeout().toMillis() / 2);
-        connection.async().set(shards.replicationMarkKeyOf(mine[0]), lastId.getBytes(StandardCharsets.US_ASCII),
+        RedisFuture<String> marked = connection.async().set(shards.replicationMarkKeyOf(mine[0]),
+                lastId.getBytes(StandardCharsets.US_ASCII),
                 SetArgs.Builder.px(config.operationTimeout().multipliedBy(30).toMillis()));
         Long count = await(connection.async().waitForReplication(config.minReplicas(), timeout), "WAIT");
+        // A marker refused (READONLY: this server was demoted) would leave WAIT nothing to wait for.
+        await(marked, "SET");
         if (count == null || count < config.minReplicas()) {
             unreplicatedBatches.incrementAndGet();
             throw new ReplicaAcknowledgement.NotReplicatedException(count == null ? 0 : count, config.minReplicas(),

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code 503}s and nothing acknowledged is lost.
  */
 class RedisSentinelFailoverTest {
-    private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final int CHANNELS = 4;
+    static final Duration WAIT = Duration.ofSeconds(90);
+    static final int CHANNELS = 4;
     /** Acknowledged publishes before the kill, and again after the failover. */
     private static final int ROUND = 100;
     /** The most publishes one publisher makes: a bound on the loop, never reached by a passing test. */
@@ -94,7 +94,7 @@ class RedisSentinelFailoverTest {
     }
 
     /** What one subscriber got: per payload how many times, and per position its payload. */
-    private static final class Subscriber {
+    static final class Subscriber {
         final Map<String, Integer> times = new ConcurrentHashMap<>();
         final Map<String, Set<String>> payloadsAt = new ConcurrentHashMap<>();
 
@@ -113,7 +113,7 @@ class RedisSentinelFailoverTest {
     }
 
     /** A publisher's loop on its own thread, paced, bounded. */
-    private static final class Publisher {
+    static final class Publisher {
         final List<String> acknowledged = new CopyOnWriteArrayList<>();
         final List<String> failed = new CopyOnWriteArrayList<>();
         final AtomicBoolean stop = new AtomicBoolean();
