@@ -59,6 +59,8 @@ class RedisSentinelFailoverTest {
         Outcome outcome = run(1, false);
         outcome.assertExactlyOnce();
         assertThat(outcome.missingFromHistory).as("acknowledged publishes missing on the promoted master").isZero();
+        assertThat(backplanes.stream().mapToLong(backplane -> backplane.promotions().masterChanges()).sum())
+                .as("master changes seen by the readers").isPositive();
     }
 
     @Test
@@ -71,6 +73,10 @@ class RedisSentinelFailoverTest {
         // get a new epoch instead of a silent reuse.
         assertThat(backplanes.stream().mapToLong(backplane -> backplane.promotions().reusedOffsets()).sum())
                 .as("reused offsets seen").isPositive();
+        assertThat(backplanes.stream().mapToLong(backplane -> backplane.promotions().newEpochs()).sum())
+                .as("channels given a new epoch (a client's old position is then not recovered)").isPositive();
+        assertThat(backplanes.stream().mapToLong(backplane -> backplane.promotions().masterChanges()).sum())
+                .as("master changes seen by the readers").isPositive();
         assertThat(outcome.positionsWithTwoPayloads).as("(channel, epoch, offset) with two payloads").isEmpty();
     }
 
