@@ -17,13 +17,15 @@ import org.bayeux.client.transport.ClientTransport;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * The backplane on a Redis Cluster of three masters with a replica each ({@link RedisClusterProcess#start(int)}): a
  * manual {@code CLUSTER FAILOVER} of the master of a channel's slot mid-stream (the replica takes over once it holds
  * everything its master wrote) loses nothing and reuses no position: every acknowledged publish delivered exactly
- * once to every subscriber, no {@code (channel, epoch, offset)} with two payloads, no reused offset seen.
- * ({@code minReplicas} is refused on a Redis Cluster: a killed master's acknowledged writes may be lost there.)
+ * once to every subscriber, no {@code (channel, epoch, offset)} with two payloads, no reused offset seen. A master
+ * killed with {@code kill -9}: nothing twice, no position with two payloads ({@code minReplicas} is refused on a
+ * Redis Cluster: a killed master's acknowledged writes may be lost there, and are counted).
  */
 class RedisClusterFailoverTest {
     private static final Duration WAIT = RedisSentinelFailoverTest.WAIT;
@@ -51,6 +53,31 @@ class RedisClusterFailoverTest {
 
     @Test
     void aManualFailoverMidStreamLosesNothingAndReusesNoPosition() throws Exception {
+        Counts counts = run(false);
+        assertThat(counts.lost).as("acknowledged publishes lost").isZero();
+        assertThat(counts.duplicated).as("payloads delivered twice").isZero();
+        assertThat(counts.positionsWithTwoPayloads).as("(channel, epoch, offset) with two payloads").isZero();
+        assertThat(counts.reusedOffsets).as("reused offsets").isZero();
+    }
+
+    /**
+     * A master killed with {@code kill -9}: its replica is promoted after the node timeout. Without {@code WAIT} on a
+     * cluster an acknowledged publish the replica had not received yet is lost (counted, not asserted: on loopback
+     * the replica is rarely behind); what must hold whatever the replica got: nothing twice, and no position with two
+     * payloads (reused offsets give the channel a new epoch).
+     */
+    @Test
+    void aKilledMasterMidStreamDeliversNothingTwiceAndReusesNoPosition() throws Exception {
+        Counts counts = run(true);
+        assertThat(counts.duplicated).as("payloads delivered twice").isZero();
+        assertThat(counts.positionsWithTwoPayloads).as("(channel, epoch, offset) with two payloads").isZero();
+    }
+
+    /** What the subscribers got, summed over them. */
+    private record Counts(long lost, long duplicated, long positionsWithTwoPayloads, long reusedOffsets) {
+    }
+
+    private Counts run(boolean kill) throws Exception {
         RedisClusterProcess cluster = fixture.closing(RedisClusterProcess.start(1));
         String a = node(cluster);
         String b = node(cluster);
@@ -82,7 +109,11 @@ class RedisClusterFailoverTest {
         List<Integer> replicas = cluster.replicasOf(master);
         assertThat(replicas).hasSize(1);
         int promoted = replicas.get(0);
-        assertThat(RedisClusterProcess.cli(promoted, "CLUSTER", "FAILOVER")).contains("OK");
+        if (kill) {
+            cluster.kill(master);
+        } else {
+            assertThat(RedisClusterProcess.cli(promoted, "CLUSTER", "FAILOVER")).contains("OK");
+        }
         await("the replica took over").atMost(WAIT).pollInterval(Duration.ofMillis(100))
                 .until(() -> cluster.masterOf(promoted) == promoted);
         int acknowledgedAtFailover = acknowledged(publishers);
@@ -107,22 +138,23 @@ class RedisClusterFailoverTest {
 
         List<String> acknowledged = new ArrayList<>();
         publishers.forEach(publisher -> acknowledged.addAll(publisher.acknowledged));
-        for (int i = 0; i < subscribers.size(); i++) {
-            RedisSentinelFailoverTest.Subscriber subscriber = subscribers.get(i);
-            long lost = acknowledged.stream().filter(each -> !subscriber.times
+        long lost = 0;
+        long duplicated = 0;
+        for (RedisSentinelFailoverTest.Subscriber subscriber : subscribers) {
+            lost += acknowledged.stream().filter(each -> !subscriber.times
                     .containsKey(each.substring(each.indexOf(' ') + 1))).count();
-            long duplicated = subscriber.times.values().stream().filter(n -> n > 1).count();
-            assertThat(lost).as("subscriber %d: acknowledged publishes lost", i).isZero();
-            assertThat(duplicated).as("subscriber %d: payloads delivered twice", i).isZero();
+            duplicated += subscriber.times.values().stream().filter(n -> n > 1).count();
         }
         Map<String, Set<String>> payloadsAt = new HashMap<>();
         for (RedisSentinelFailoverTest.Subscriber subscriber : subscribers) {
             subscriber.payloadsAt.forEach((position, payloads) -> payloadsAt
                     .computeIfAbsent(position, key -> new HashSet<>()).addAll(payloads));
         }
-        assertThat(payloadsAt.values()).as("(channel, epoch, offset) with two payloads")
-                .allMatch(payloads -> payloads.size() == 1);
-        assertThat(backplanes.stream().mapToLong(backplane -> backplane.promotions().reusedOffsets()).sum())
-                .as("reused offsets").isZero();
+        long twoPayloads = payloadsAt.values().stream().filter(payloads -> payloads.size() > 1).count();
+        long reused = backplanes.stream().mapToLong(backplane -> backplane.promotions().reusedOffsets()).sum();
+        LoggerFactory.getLogger(RedisClusterFailoverTest.class).info("{}: {} acknowledged, {} lost, {} twice, {} "
+                + "positions with two payloads, {} reused offsets", kill ? "kill -9" : "CLUSTER FAILOVER",
+                acknowledged.size(), lost, duplicated, twoPayloads, reused);
+        return new Counts(lost, duplicated, twoPayloads, reused);
     }
 }

@@ -108,6 +108,19 @@ public final class RedisClusterProcess implements AutoCloseable {
                         return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes());
                     });
         }
+        if (replicasPerMaster > 0) {
+            // A replica that never finished its first sync (the master's diskless sync waits 5 s for others) can
+            // never be promoted: wait until every master has its replicas online.
+            for (int port : ports) {
+                await("the replicas of " + port + " in sync").atMost(STARTUP).pollInterval(Duration.ofMillis(200))
+                        .until(() -> {
+                            String info = cli(port, "INFO", "replication");
+                            return !info.contains("role:master") || info.lines()
+                                    .filter(line -> line.startsWith("slave") && line.contains("state=online"))
+                                    .count() == replicasPerMaster;
+                        });
+            }
+        }
     }
 
     private int nodes() {
