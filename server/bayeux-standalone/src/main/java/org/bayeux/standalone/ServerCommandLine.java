@@ -58,7 +58,9 @@ final class ServerCommandLine {
 
     @Option(names = "--backplane", paramLabel = "URI",
             description = "Join the other nodes that name the same Redis (redis://HOST:PORT, or a Redis Cluster: "
-                    + "redis-cluster://HOST:PORT,HOST:PORT,...; rediss:// and rediss-cluster:// for TLS): publishes "
+                    + "redis-cluster://HOST:PORT,HOST:PORT,...; a master behind Sentinel: "
+                    + "redis-sentinel://HOST:PORT,HOST:PORT,.../MASTER-NAME; rediss:// and rediss-cluster:// for TLS): "
+                    + "publishes "
                     + "are stored there and delivered on every node; its options (docs/cluster.md) go with --set.")
     String backplane;
 
@@ -66,6 +68,12 @@ final class ServerCommandLine {
             description = "The Redis password, in a file only its owner may read (redisPasswordFile; the ACL user, "
                     + "if any, with --set redisUsername=USER).")
     String backplanePasswordFile;
+
+    @Option(names = "--backplane-min-replicas", paramLabel = "N",
+            description = "Acknowledge a publish only once N Redis replicas hold it (WAIT, one for the publishes "
+                    + "sent together; else 503::backplane_unavailable), and deliver only replicated messages "
+                    + "(minReplicas; default 0). For redis:// and redis-sentinel://HOST:PORT,.../MASTER-NAME.")
+    String backplaneMinReplicas;
 
     @Option(names = "--oort-url", paramLabel = "URL",
             description = "Join an Oort cluster as this node, reached by the other nodes at URL "

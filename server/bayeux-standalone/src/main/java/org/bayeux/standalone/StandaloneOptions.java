@@ -100,6 +100,7 @@ public final class StandaloneOptions {
                 backplaneSettings, oortSettings, shutdownSettings, operationsSettings));
         // The flags are the --set keys' short forms; given both, the flag wins.
         putIfGiven(backplaneSettings, RedisBackplaneConfig.PASSWORD_FILE.key(), line.backplanePasswordFile);
+        putIfGiven(backplaneSettings, RedisBackplaneConfig.MIN_REPLICAS.key(), line.backplaneMinReplicas);
         putIfGiven(oortSettings, OortConfig.URL.key(), line.oortUrl);
         putIfGiven(oortSettings, OortConfig.SEEDS.key(), line.oortSeeds == null ? null
                 : String.join(",", line.oortSeeds));
@@ -244,7 +245,8 @@ public final class StandaloneOptions {
             if (RedisBackplaneConfig.URI.key().equals(bad.key())) {
                 // The URI may hold a password: shown masked, here and in the cause's message.
                 throw new IllegalArgumentException("--backplane " + RedisBackplaneConfig.maskedUri(uri)
-                        + ": expected redis://HOST:PORT or redis-cluster://HOST:PORT,HOST:PORT,... (" + bad.getMessage()
+                        + ": expected redis://HOST:PORT or redis-cluster://HOST:PORT,HOST:PORT,... (or "
+                        + "redis-sentinel://HOST:PORT,HOST:PORT,.../MASTER-NAME) (" + bad.getMessage()
                         + ")");
             }
             throw bad;

@@ -109,6 +109,27 @@ class StandaloneBackplaneTest {
                 .as("off by default").isFalse();
     }
 
+    @Test
+    void sentinelUrisAndMinReplicasAreTakenFromTheFlagsAndValidatedAtStart() {
+        var config = StandaloneOptions.parse("--backplane",
+                "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster", "--backplane-min-replicas", "1")
+                .backplaneConfig;
+        assertThat(config.uri()).isEqualTo("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster");
+        assertThat(config.minReplicas()).isEqualTo(1);
+        assertThat(StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001").backplaneConfig.minReplicas())
+                .as("no wait by default").isZero();
+        assertThat(StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001", "--set", "minReplicas=2")
+                .backplaneConfig.minReplicas()).isEqualTo(2);
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis://127.0.0.1:7001",
+                "--backplane-min-replicas", "-2")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("minReplicas=-2");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "redis-cluster://127.0.0.1:7001",
+                "--backplane-min-replicas", "1")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("minReplicas=1").hasMessageContaining("Redis Cluster");
+        assertThatThrownBy(() -> StandaloneOptions.parse("--backplane", "rediss-sentinel://127.0.0.1:26379/m"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not supported");
+    }
+
     /**
      * The finding: a Redis password with a {@code /} in {@code --backplane}'s URI was shown in full in the start's
      * error. Now it is masked, and the password goes in a file only its owner may read, never in a key.

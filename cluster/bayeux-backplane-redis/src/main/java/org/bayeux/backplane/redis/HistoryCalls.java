@@ -41,8 +41,12 @@ final class HistoryCalls {
     private final RecoveryPermits permits;
     private final AtomicLong pagesRead = new AtomicLong();
     private final AtomicLong bytesRead = new AtomicLong();
+    /** With {@link RedisBackplaneConfig#MIN_REPLICAS}: the group commit of the publishes' {@code WAIT}; else null. */
+    private final ReplicaAcknowledgement replicaAcknowledgement;
 
     HistoryCalls(RedisBackplaneConfig config, StreamShards shards) {
+        this.replicaAcknowledgement = config.minReplicas() == 0 ? null
+                : new ReplicaAcknowledgement(config.minReplicas(), config.operationTimeout().toMillis() / 2);
         this.config = config;
         this.shards = shards;
         this.history = config.sessionStore()
@@ -68,6 +72,11 @@ final class HistoryCalls {
         return bytesRead.get();
     }
 
+    /** @return the group commit of the publishes' {@code WAIT}, or null without {@code minReplicas} */
+    ReplicaAcknowledgement replicaAcknowledgement() {
+        return replicaAcknowledgement;
+    }
+
     /** @return the publishes waiting for Redis's answer now */
     int pendingPublishes() {
         return pendingPublishes.get();
@@ -81,8 +90,9 @@ final class HistoryCalls {
     /**
      * @param connection the publishing connection, or null while there is none
      * @param message the message to store
-     * @return completes with true once Redis stored it; fails with a {@link ClusterUnavailableException} if Redis is
-     *         away, too slow, or too many publishes already wait for it
+     * @return completes with true once Redis stored it (and, with {@link RedisBackplaneConfig#MIN_REPLICAS}, once
+     *         that many replicas hold it); fails with a {@link ClusterUnavailableException} if Redis is away, too
+     *         slow, fewer replicas hold it, or too many publishes already wait for it
      */
     CompletionStage<Boolean> publish(RedisLink.Connection connection, ClusterMessage message) {
         if (connection == null || !connection.isOpen()) {
@@ -97,7 +107,12 @@ final class HistoryCalls {
         CompletableFuture<?> stored;
         try {
             append = append(connection, message);
-            stored = append.copy().orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            ReplicaAcknowledgement replicas = replicaAcknowledgement;
+            // With minReplicas: acknowledged once the replicas hold it too, by a WAIT sent after the script's answer
+            // on the same connection (shared by the publishes answered meanwhile). A publish stored but not
+            // replicated in time fails: it may still be delivered (once), never acknowledged and lost.
+            stored = (replicas == null ? append.copy() : append.thenCompose(id -> replicas.confirm(connection)))
+                    .orTimeout(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {
             append = null;
             stored = CompletableFuture.failedFuture(rejected);

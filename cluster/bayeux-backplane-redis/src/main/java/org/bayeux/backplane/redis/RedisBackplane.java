@@ -87,6 +87,15 @@ import org.slf4j.LoggerFactory;
  * touches one slot; the channels spread over the masters by shard. Lettuce routes each command to the master of its
  * slot and follows redirects ({@code RedisLink}); what a failover does is in {@code docs/cluster.md}.</p>
  *
+ * <p><b>Redis high availability.</b> With {@code redis-sentinel://H:P,H:P/MASTER} every connection asks the sentinels
+ * where the master is and follows a promotion. With {@link RedisBackplaneConfig#MIN_REPLICAS} N, a publish is
+ * acknowledged only once {@code WAIT N} counts N replicas holding it ({@link ReplicaAcknowledgement}, one
+ * {@code WAIT} for the publishes answered together), else it fails with {@code 503::backplane_unavailable}; and a
+ * reader delivers a batch only once N replicas hold it, so that a promoted replica cannot give a delivered message's
+ * offset to another. Should it happen anyway (Redis promotes "the best replica", not always one that acknowledged),
+ * the readers see the reused offsets and give the channel a new epoch ({@link Promotions}). Not on a Redis Cluster
+ * yet: there {@code minReplicas} is refused at start.</p>
+ *
  * <p>Not built yet: membership ({@code joined}/{@code left} are not reported).</p>
  */
 public final class RedisBackplane implements Cluster {
@@ -121,6 +130,11 @@ public final class RedisBackplane implements Cluster {
     private volatile boolean running;
     private volatile RedisLink link;
     private final PublishingConnection publishing = new PublishingConnection();
+    /** Master changes and reused offsets, as the readers see them. */
+    private final Promotions promotions = new Promotions();
+    /** Batches the readers held back because fewer than minReplicas replicas held them. */
+    private final java.util.concurrent.atomic.AtomicLong unreplicatedBatches =
+            new java.util.concurrent.atomic.AtomicLong();
     private volatile List<Thread> readers = List.of();
     private volatile List<StreamReader> loops = List.of();
     /**
@@ -317,7 +331,7 @@ public final class RedisBackplane implements Cluster {
         List<StreamReader> started = new ArrayList<>();
         for (int index = 0; index < groups.size(); index++) {
             StreamReader loop = new StreamReader(index, link, shards, shardReads, groups.get(index), config, node,
-                    readerEvents, beforeLiveDelivery);
+                    readerEvents, beforeLiveDelivery, promotions, unreplicatedBatches);
             Thread thread = new Thread(loop::run, groups.size() == 1 ? "redis-backplane-reader"
                     : "redis-backplane-reader-" + index);
             thread.setDaemon(true);
@@ -395,6 +409,16 @@ public final class RedisBackplane implements Cluster {
         return publishing.open();
     }
 
+    /** @return the watch of master changes and reused offsets (for tests: its counters) */
+    Promotions promotions() {
+        return promotions;
+    }
+
+    /** @return the batches read but held back for want of replicas since start (for tests) */
+    long unreplicatedBatches() {
+        return unreplicatedBatches.get();
+    }
+
     /** @return the presence tracker while started, else null (for tests: its counters) */
     Presence presenceTracker() {
         return presence;
@@ -447,6 +471,16 @@ public final class RedisBackplane implements Cluster {
                 .append(permits.started()).append(" started").append('\n');
         text.append("  history reads: ").append(calls.pagesRead()).append(" pages, ").append(calls.bytesRead())
                 .append(" bytes").append('\n');
+        ReplicaAcknowledgement replicas = calls.replicaAcknowledgement();
+        text.append("  min replicas: ").append(config.minReplicas());
+        if (replicas != null) {
+            text.append(" (").append(replicas.waits()).append(" waits, ").append(replicas.shortfalls())
+                    .append(" short, ").append(unreplicatedBatches.get()).append(" batches read held back)");
+        }
+        text.append('\n');
+        text.append("  master changes: ").append(promotions.masterChanges()).append(", epochs with reused offsets: ")
+                .append(promotions.reusedOffsets()).append(", renewed: ").append(promotions.newEpochs())
+                .append('\n');
         text.append("  presence listeners: ").append(presenceListeners.size()).append('\n');
         text.append("  session store: ").append(sessionStore == null ? "off" : sessionStore.dump()).append('\n');
         return text.toString();

@@ -18,11 +18,14 @@ public final class RedisBackplaneConfig extends TypedConfig {
     /** Where Redis is. */
     public static final ConfigOption<String> URI = ConfigOption.text("redisUri", "redis://127.0.0.1:6379",
             RedisEndpoint::isValidUri,
-            "redis://HOST:PORT, rediss://HOST:PORT (TLS), redis-cluster://HOST:PORT,HOST:PORT,... or "
-                    + "rediss-cluster://HOST:PORT,HOST:PORT,... (TLS), each with an optional USER:PASSWORD@ before "
-                    + "the hosts, as Lettuce parses them",
-            "The Redis server the backplane stores and reads messages on, or the seed nodes of a Redis Cluster "
-                    + "(redis-cluster://HOST:PORT,HOST:PORT,...; see docs/cluster.md). Errors and logs show it with "
+            "redis://HOST:PORT, rediss://HOST:PORT (TLS), redis-cluster://HOST:PORT,HOST:PORT,..., "
+                    + "rediss-cluster://HOST:PORT,HOST:PORT,... (TLS) or redis-sentinel://HOST:PORT,HOST:PORT,.../"
+                    + "MASTER-NAME, each with an optional USER:PASSWORD@ before the hosts, as Lettuce parses them",
+            "The Redis server the backplane stores and reads messages on, the seed nodes of a Redis Cluster "
+                    + "(redis-cluster://HOST:PORT,HOST:PORT,...), or the sentinels of a master and its name "
+                    + "(redis-sentinel://HOST:PORT,HOST:PORT,.../MASTER-NAME: every connection asks them where the "
+                    + "master is, and follows a promotion; no TLS to sentinels); see docs/cluster.md. Errors and "
+                    + "logs show it with "
                     + "the password masked; a password written here must have / @ % percent-encoded: prefer "
                     + "redisPasswordFile.");
     /** The ACL user the backplane authenticates as. */
@@ -226,11 +229,20 @@ public final class RedisBackplaneConfig extends TypedConfig {
                     + "reach another node and be adopted (balancer detection plus a few client back-offs): a key "
                     + "expires max(maxInterval, reconnectWindow) + 2 × sessionRefresh after its last write or "
                     + "renewal. History must cover the messages of this window.");
+    /** How many replicas must hold a publish before it is acknowledged. */
+    public static final ConfigOption<Integer> MIN_REPLICAS = ConfigOption.integer("minReplicas", 0,
+            n -> n >= 0 && n <= 16, "an integer from 0 to 16",
+            "How many Redis replicas must hold a publish before it is acknowledged (WAIT after the publishes "
+                    + "pipelined together, one WAIT for them all; fewer within half the operationTimeout: the "
+                    + "publish fails with 503::backplane_unavailable), and hold the messages a node read before it "
+                    + "delivers them, so that a promoted replica never gives a delivered message's offset to another. "
+                    + "0: no wait (a failover may lose acknowledged publishes). redis:// or redis-sentinel:// only.");
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, USERNAME, PASSWORD_FILE, TLS_CA_FILE,
             TLS_VERIFY, KEY_PREFIX, SHARDS, STREAM_MAX_LENGTH,
-            OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, IDEMPOTENCY_WINDOW, HISTORY_SIZE,
+            OPERATION_TIMEOUT, READ_BATCH, READ_BLOCK, MAX_PENDING_PUBLISHES, MIN_REPLICAS, IDEMPOTENCY_WINDOW,
+            HISTORY_SIZE,
             HISTORY_AGE, HISTORY_RULES, HISTORY_META_TTL, HISTORY_MAX_BYTES, HISTORY_SHARD_MAX_BYTES, HISTORY_LOOK_BACK,
             RECOVERY_MAX_MESSAGES, RECOVERY_BUFFER, RECOVERY_CONCURRENCY, RECOVERY_RATE, RECOVERY_BURST, PRESENCE_TTL,
             SHARD_READ_GRACE, SESSION_STORE, SESSION_KEY_FILE, SESSION_WRITE_DELAY, SESSION_REFRESH, NODE_LEASE,
@@ -379,6 +391,11 @@ public final class RedisBackplaneConfig extends TypedConfig {
     /** @return {@link #MAX_PENDING_PUBLISHES} */
     public int maxPendingPublishes() {
         return get(MAX_PENDING_PUBLISHES);
+    }
+
+    /** @return {@link #MIN_REPLICAS} */
+    public int minReplicas() {
+        return get(MIN_REPLICAS);
     }
 
     /** @return {@link #IDEMPOTENCY_WINDOW} */
@@ -543,6 +560,14 @@ public final class RedisBackplaneConfig extends TypedConfig {
          */
         public Builder operationTimeout(Duration timeout) {
             return set(OPERATION_TIMEOUT, timeout);
+        }
+
+        /**
+         * @param replicas {@link #MIN_REPLICAS}
+         * @return this builder
+         */
+        public Builder minReplicas(int replicas) {
+            return set(MIN_REPLICAS, replicas);
         }
 
         /**

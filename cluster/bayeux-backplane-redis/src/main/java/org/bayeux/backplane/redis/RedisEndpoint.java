@@ -16,8 +16,12 @@ import org.bayeux.server.config.InvalidConfigurationException;
  * and the user of {@link RedisBackplaneConfig#USERNAME} applied to every seed, and TLS for {@code rediss://} and
  * {@code rediss-cluster://}. Every text it makes for logs or errors has the password masked ({@link #mask}).
  *
- * <p>The URI forms: {@code redis://[USER:PASSWORD@]HOST:PORT[/DB]}, {@code rediss://…} (TLS), and for a Redis
- * Cluster {@code redis-cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT,…} and {@code rediss-cluster://…} (TLS). A
+ * <p>The URI forms: {@code redis://[USER:PASSWORD@]HOST:PORT[/DB]}, {@code rediss://…} (TLS), for a Redis
+ * Cluster {@code redis-cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT,…} and {@code rediss-cluster://…} (TLS), and for
+ * a master watched by Redis Sentinel {@code redis-sentinel://[USER:PASSWORD@]HOST:PORT,HOST:PORT,…/MASTER-NAME}: the
+ * hosts are the sentinels, asked for the master's address at each (re)connect, so that a connection follows a
+ * promotion; the credentials are the master's and its replicas' (the sentinels are asked without any). Sentinel over
+ * TLS ({@code rediss-sentinel://}) is refused: not built (nor tested) yet. A
  * {@code /}, {@code @} or {@code %} in a password written in the URI must be percent-encoded ({@code %2F}); a password
  * in a file needs no encoding, and keeps it off command lines and out of configuration files.</p>
  */
@@ -26,6 +30,10 @@ final class RedisEndpoint {
     static final String CLUSTER_SCHEME = "redis-cluster://";
     /** The scheme of a Redis Cluster URI over TLS. */
     static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
+    /** The scheme of a URI naming the sentinels of a master: {@code redis-sentinel://HOST:PORT,…/MASTER-NAME}. */
+    static final String SENTINEL_SCHEME = "redis-sentinel://";
+    /** Refused: Sentinel over TLS. */
+    static final String TLS_SENTINEL_SCHEME = "rediss-sentinel://";
     /** What a masked password shows. */
     static final String MASK = "***";
 
@@ -34,15 +42,25 @@ final class RedisEndpoint {
     private final boolean tls;
     private final String description;
     private final File trustedCertificates;
+    /** With {@link #SENTINEL_SCHEME}: the name of the master the sentinels watch; else null. */
+    private final String sentinelMaster;
 
-    private RedisEndpoint(List<RedisURI> seeds, boolean cluster, boolean tls, File trustedCertificates) {
+    private RedisEndpoint(List<RedisURI> seeds, boolean cluster, boolean tls, File trustedCertificates,
+            String sentinelMaster) {
         this.seeds = List.copyOf(seeds);
         this.cluster = cluster;
         this.tls = tls;
         this.trustedCertificates = trustedCertificates;
-        StringBuilder hosts = new StringBuilder(cluster ? "Redis Cluster " : "Redis ");
-        for (int i = 0; i < seeds.size(); i++) {
-            hosts.append(i == 0 ? "" : ",").append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());
+        this.sentinelMaster = sentinelMaster;
+        StringBuilder hosts = new StringBuilder(cluster ? "Redis Cluster " : sentinelMaster != null
+                ? "Redis Sentinel " : "Redis ");
+        List<RedisURI> listed = sentinelMaster != null ? seeds.get(0).getSentinels() : seeds;
+        for (int i = 0; i < listed.size(); i++) {
+            hosts.append(i == 0 ? "" : ",").append(listed.get(i).getHost()).append(':')
+                    .append(listed.get(i).getPort());
+        }
+        if (sentinelMaster != null) {
+            hosts.append(" master ").append(sentinelMaster);
         }
         this.description = hosts.append(tls ? " (TLS)" : "").toString();
     }
@@ -62,8 +80,17 @@ final class RedisEndpoint {
             throw invalidUri(text, problem);
         }
         boolean cluster = isCluster(text);
+        if (cluster && config.minReplicas() > 0) {
+            // WAIT counts the replicas of the server its connection is on: on a cluster it would have to go to each
+            // slot's master, on that master's own connection. Not built: refused rather than not waiting.
+            throw new InvalidConfigurationException(RedisBackplaneConfig.MIN_REPLICAS.key(),
+                    Integer.toString(config.minReplicas()), "0 with a Redis Cluster (" + RedisBackplaneConfig.URI.key()
+                            + "=" + mask(text) + "): waiting for replicas works on redis:// and redis-sentinel://");
+        }
         boolean tls = isTls(text);
-        List<RedisURI> parsed = cluster ? clusterSeeds(text) : List.of(RedisURI.create(text));
+        String master = isSentinel(text) ? sentinelMaster(text) : null;
+        List<RedisURI> parsed = cluster ? clusterSeeds(text) : master != null ? sentinels(text)
+                : List.of(RedisURI.create(text));
         RedisCredentials inUri = parsed.get(0).getCredentialsProvider() == null ? null
                 : parsed.get(0).getCredentialsProvider().resolveCredentials().block();
         String uriUser = inUri == null ? null : inUri.getUsername();
@@ -101,6 +128,20 @@ final class RedisEndpoint {
         }
         SslVerifyMode verify = config.tlsVerify() == RedisBackplaneConfig.TlsVerify.CA ? SslVerifyMode.CA
                 : SslVerifyMode.FULL;
+        if (master != null) {
+            RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(master);
+            for (RedisURI sentinel : parsed) {
+                builder.withSentinel(sentinel.getHost(), sentinel.getPort());
+            }
+            if (password != null) {
+                if (username != null) {
+                    builder.withAuthentication(username, password);
+                } else {
+                    builder.withPassword(password);
+                }
+            }
+            return new RedisEndpoint(List.of(builder.build()), false, false, trusted, master);
+        }
         List<RedisURI> seeds = new ArrayList<>(parsed.size());
         for (RedisURI seed : parsed) {
             RedisURI.Builder builder = RedisURI.builder().withHost(seed.getHost()).withPort(seed.getPort())
@@ -117,7 +158,7 @@ final class RedisEndpoint {
             }
             seeds.add(builder.build());
         }
-        return new RedisEndpoint(seeds, cluster, tls, trusted);
+        return new RedisEndpoint(seeds, cluster, tls, trusted, null);
     }
 
     /**
@@ -139,6 +180,15 @@ final class RedisEndpoint {
                 clusterSeeds(text);
                 return null;
             }
+            if (lower.startsWith(TLS_SENTINEL_SCHEME)) {
+                return "Redis Sentinel over TLS (" + TLS_SENTINEL_SCHEME + ") is not supported: use "
+                        + SENTINEL_SCHEME + " on a trusted network, or rediss:// to the master";
+            }
+            if (isSentinel(lower)) {
+                sentinelMaster(text);
+                sentinels(text);
+                return null;
+            }
             if (!lower.startsWith("redis://") && !lower.startsWith("rediss://")) {
                 return "an unknown scheme";
             }
@@ -158,7 +208,8 @@ final class RedisEndpoint {
             return "no host";
         }
         if (host.contains(",")) {
-            return "several hosts: a Redis Cluster is " + CLUSTER_SCHEME + "HOST:PORT,HOST:PORT,...";
+            return "several hosts: a Redis Cluster is " + CLUSTER_SCHEME + "HOST:PORT,HOST:PORT,..., sentinels "
+                    + SENTINEL_SCHEME + "HOST:PORT,HOST:PORT,.../MASTER-NAME";
         }
         if ((host.contains(":") && !bracketed) || host.contains("@") || host.contains("/") || host.contains("%")) {
             return "not HOST:PORT";
@@ -180,6 +231,45 @@ final class RedisEndpoint {
         return lower.startsWith(CLUSTER_SCHEME) || lower.startsWith(TLS_CLUSTER_SCHEME);
     }
 
+    /** @return whether the URI names the sentinels of a master */
+    static boolean isSentinel(String uri) {
+        return uri.toLowerCase(Locale.ROOT).startsWith(SENTINEL_SCHEME);
+    }
+
+    /**
+     * @param uri {@code redis-sentinel://[USER:PASSWORD@]HOST:PORT,…/MASTER-NAME}
+     * @return the master's name
+     * @throws IllegalArgumentException if there is none, or it is not a plain word
+     */
+    static String sentinelMaster(String uri) {
+        String rest = uri.substring(SENTINEL_SCHEME.length());
+        int slash = rest.lastIndexOf('/');
+        if (slash < rest.lastIndexOf('@')) {
+            slash = -1;
+        }
+        String name = slash < 0 ? "" : rest.substring(slash + 1);
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("'" + rest.substring(rest.lastIndexOf('@') + 1)
+                    + "': no /MASTER-NAME after the sentinels");
+        }
+        if (!name.chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                || c == '-' || c == '_' || c == '.')) {
+            throw new IllegalArgumentException("'" + name + "' is not a master name (letters, digits, - _ .)");
+        }
+        return name;
+    }
+
+    /**
+     * @param uri {@code redis-sentinel://[USER:PASSWORD@]HOST:PORT,…/MASTER-NAME}
+     * @return the sentinels, at least one (with the URI's credentials, which {@link #resolve} applies to the master)
+     * @throws IllegalArgumentException naming the first part that is not {@code host:port} (never the password)
+     */
+    static List<RedisURI> sentinels(String uri) {
+        String rest = uri.substring(SENTINEL_SCHEME.length());
+        int slash = rest.lastIndexOf('/');
+        return hostList(slash < 0 || slash < rest.lastIndexOf('@') ? rest : rest.substring(0, slash), false);
+    }
+
     /** @return whether the URI asks for TLS */
     static boolean isTls(String uri) {
         String lower = uri.toLowerCase(Locale.ROOT);
@@ -194,7 +284,15 @@ final class RedisEndpoint {
      */
     static List<RedisURI> clusterSeeds(String uri) {
         boolean tls = uri.toLowerCase(Locale.ROOT).startsWith(TLS_CLUSTER_SCHEME);
-        String rest = uri.substring(tls ? TLS_CLUSTER_SCHEME.length() : CLUSTER_SCHEME.length());
+        return hostList(uri.substring(tls ? TLS_CLUSTER_SCHEME.length() : CLUSTER_SCHEME.length()), tls);
+    }
+
+    /**
+     * @param rest {@code [USER:PASSWORD@]host:port,host:port,…}
+     * @param tls whether the hosts are reached over TLS
+     * @return one URI per host, with the user information
+     */
+    private static List<RedisURI> hostList(String rest, boolean tls) {
         int at = rest.lastIndexOf('@');
         String userInfo = at < 0 ? null : rest.substring(0, at);
         String list = rest.substring(at + 1);
@@ -246,6 +344,11 @@ final class RedisEndpoint {
     /** @return the seeds, credentials and TLS applied: one for a single server */
     List<RedisURI> seeds() {
         return seeds;
+    }
+
+    /** @return the master's name with {@code redis-sentinel://}, else null */
+    String sentinelMaster() {
+        return sentinelMaster;
     }
 
     /** @return whether this is a Redis Cluster */

@@ -11,9 +11,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.UnblockType;
 import io.lettuce.core.XReadArgs;
+import org.bayeux.api.server.ServerMessage;
 import org.bayeux.server.cluster.ClusterNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * batches, and hands each entry in order to the node. With nothing to read, it checks the connection and waits up to
  * the read block (woken at once when a shard is positioned). A failure (Redis away) waits with a back-off and tries
  * again from the same ids, so a disconnect loses and repeats nothing.
+ *
+ * <p>With {@link RedisBackplaneConfig#MIN_REPLICAS}, each batch read is delivered only once that many replicas hold
+ * it: the reader writes a marker in its shard's slot on its own connection and {@code WAIT}s for it (replication is
+ * one ordered stream: a replica that holds the marker holds every entry read before it). Fewer replicas: the batch is
+ * not delivered and is read again after the back-off, so that a promotion cannot take back an entry a node
+ * delivered. After each reconnect it tells {@link Promotions} the master's replication id, and checks each entry's
+ * offset against the last delivered of its epoch.</p>
  */
 final class StreamReader {
     private static final Logger LOG = LoggerFactory.getLogger(StreamReader.class);
@@ -42,6 +51,9 @@ final class StreamReader {
     private final int[] slotOf;
     private final RedisBackplaneConfig config;
     private final ClusterNode node;
+    private final Promotions promotions;
+    /** Batches read but not delivered because too few replicas held them. */
+    private final java.util.concurrent.atomic.AtomicLong unreplicatedBatches;
     /** The last id delivered of each of its shard streams; null while not read. Used by this reader only. */
     private final String[] lastIds;
     /** The {@link ShardReads.Read#generation} each of {@link #lastIds} belongs to. */
@@ -82,10 +94,15 @@ final class StreamReader {
      * @param node where messages are delivered
      * @param listener told of the reader's position, connection and presence events
      * @param beforeLiveDelivery test seam, run before each message is delivered; null outside tests
+     * @param promotions the backplane's watch of master changes and reused offsets
+     * @param unreplicatedBatches counts the batches held back for want of replicas
      */
     StreamReader(int index, RedisLink link, StreamShards shards, ShardReads reads, int[] mine,
-            RedisBackplaneConfig config, ClusterNode node, Listener listener, Runnable beforeLiveDelivery) {
+            RedisBackplaneConfig config, ClusterNode node, Listener listener, Runnable beforeLiveDelivery,
+            Promotions promotions, java.util.concurrent.atomic.AtomicLong unreplicatedBatches) {
         this.listener = listener;
+        this.promotions = promotions;
+        this.unreplicatedBatches = unreplicatedBatches;
         this.beforeLiveDelivery = beforeLiveDelivery;
         this.reads = reads;
         this.index = index;
@@ -108,6 +125,8 @@ final class StreamReader {
         // After a failure, connected again only once a read succeeded: a cluster connection stays open (its link to
         // another master is up) while the master of this reader's shard is down.
         boolean failed = false;
+        // Asked again after each failure: a reconnect may have found another master.
+        boolean replicationIdKnown = false;
         while (listener.running()) {
             try {
                 if (connection == null) {
@@ -123,6 +142,10 @@ final class StreamReader {
                 if (clientId == UNKNOWN && !link.cluster()) {
                     clientId = connection.sync().clientId();
                 }
+                if (!replicationIdKnown && !link.cluster()) {
+                    promotions.masterSeen(Promotions.replicationIdOf(connection.sync().info("replication")));
+                    replicationIdKnown = true;
+                }
                 readOnce();
                 failed = false;
                 listener.connectionChanged(index, true);
@@ -132,6 +155,7 @@ final class StreamReader {
                     break;
                 }
                 failed = true;
+                replicationIdKnown = false;
                 // A reconnect gives the connection another client id: asked again once connected.
                 clientId = UNKNOWN;
                 listener.connectionChanged(index, false);
@@ -210,9 +234,12 @@ final class StreamReader {
             }
         }
         XReadArgs args = XReadArgs.Builder.block(config.readBlock()).count(config.readBatch());
-        List<StreamMessage<String, byte[]>> entries = await(connection.async().xread(args, offsets));
-        if (entries == null) {
+        List<StreamMessage<String, byte[]>> entries = await(connection.async().xread(args, offsets), "XREAD");
+        if (entries == null || entries.isEmpty()) {
             return;
+        }
+        if (config.minReplicas() > 0) {
+            awaitReplicas(entries.get(entries.size() - 1).getId());
         }
         for (StreamMessage<String, byte[]> entry : entries) {
             int shard = shards.indexOf(entry.getStream());
@@ -229,14 +256,14 @@ final class StreamReader {
      * cancelled, so that one still queued on a connection that is down (a cluster connection queues while a master is
      * away) is not sent after the reconnect, where it would hold the connection for nothing.
      */
-    private <T> T await(RedisFuture<T> read) {
+    private <T> T await(RedisFuture<T> read, String command) {
         try {
             return read.get(config.readBlock().plus(config.operationTimeout()).toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException late) {
             read.cancel(false);
-            throw new IllegalStateException("no answer to XREAD", late);
+            throw new IllegalStateException("no answer to " + command, late);
         } catch (ExecutionException failed) {
-            throw new IllegalStateException("XREAD failed: " + failed.getCause(), failed.getCause());
+            throw new IllegalStateException(command + " failed: " + failed.getCause(), failed.getCause());
         } catch (InterruptedException interrupted) {
             read.cancel(false);
             Thread.currentThread().interrupt();
@@ -244,19 +271,66 @@ final class StreamReader {
         }
     }
 
+    /**
+     * Makes sure {@link RedisBackplaneConfig#MIN_REPLICAS} replicas hold what was just read: a marker written after
+     * the read on this connection, and a {@code WAIT} for it, pipelined.
+     *
+     * @throws IllegalStateException if fewer replicas hold it within half the operation timeout: the batch is read
+     *         again after the back-off
+     */
+    private void awaitReplicas(String lastId) {
+        long timeout = Math.max(1, config.operationTimeout().toMillis() / 2);
+        RedisFuture<String> marked = connection.async().set(shards.replicationMarkKeyOf(mine[0]),
+                lastId.getBytes(StandardCharsets.US_ASCII),
+                SetArgs.Builder.px(config.operationTimeout().multipliedBy(30).toMillis()));
+        Long count = await(connection.async().waitForReplication(config.minReplicas(), timeout), "WAIT");
+        // A marker refused (READONLY: this server was demoted) would leave WAIT nothing to wait for.
+        await(marked, "SET");
+        if (count == null || count < config.minReplicas()) {
+            unreplicatedBatches.incrementAndGet();
+            throw new ReplicaAcknowledgement.NotReplicatedException(count == null ? 0 : count, config.minReplicas(),
+                    timeout);
+        }
+    }
+
     /** @return the message with its position in {@code ext}, from the entry's offset and epoch */
-    private static byte[] positioned(StreamMessage<String, byte[]> entry, byte[] json) {
+    private byte[] positioned(StreamMessage<String, byte[]> entry, byte[] json) {
         byte[] offset = entry.getBody().get("o");
         byte[] epoch = entry.getBody().get("e");
         if (offset == null || epoch == null) {
             return json;
         }
         String epochText = new String(epoch, StandardCharsets.UTF_8);
+        long number;
         try {
-            long number = Long.parseLong(new String(offset, StandardCharsets.US_ASCII));
-            return Positions.isPlainEpoch(epochText) ? Positions.withPosition(json, number, epochText) : json;
+            number = Long.parseLong(new String(offset, StandardCharsets.US_ASCII));
         } catch (NumberFormatException notANumber) {
             return json;
+        }
+        if (!Positions.isPlainEpoch(epochText)) {
+            return json;
+        }
+        switch (promotions.check(epochText, number)) {
+            case DELIVER:
+                return Positions.withPosition(json, number, epochText);
+            case REUSED:
+                renewEpoch(json, epochText);
+                return json;
+            default:
+                return json;
+        }
+    }
+
+    /** Gives the channel of a message whose offset was reused a new epoch (parsed only in this rare case). */
+    private void renewEpoch(byte[] json, String epoch) {
+        try {
+            ServerMessage message = node.parse(json);
+            String channel = message == null ? null : message.getChannel();
+            if (channel != null) {
+                promotions.renew(connection, shards.metaKeyOf(channel), shards.historyKeyOf(channel), epoch);
+            }
+        } catch (RuntimeException unparsable) {
+            LOG.warn("Redis backplane could not renew a reused epoch: {}", unparsable.toString());
         }
     }
 

@@ -65,6 +65,14 @@ final class StreamShards {
         return prefix + ":history:{" + shard + "}:";
     }
 
+    /**
+     * @return the marker a reader writes in its shard's slot before waiting for replicas
+     *         ({@link RedisBackplaneConfig#MIN_REPLICAS}): the id of the last entry it read
+     */
+    String replicationMarkKeyOf(int shard) {
+        return prefix + ":rmark:{" + shard + "}";
+    }
+
     /** @return the hash holding a channel's epoch ({@code e}) and last offset ({@code o}) */
     String metaKeyOf(String channel) {
         return prefix + ":meta:{" + shardOf(channel) + "}:" + channel.length() + ":" + channel;

@@ -61,6 +61,52 @@ class RedisBackplaneConfigTest {
     }
 
     @Test
+    void sentinelUrisAreValidatedNamingTheKeyAndTheValue() {
+        RedisBackplaneConfig config = RedisBackplaneConfig.fromMap(
+                Map.of("redisUri", "redis-sentinel://127.0.0.1:26379,localhost:26380/mymaster"));
+        RedisEndpoint endpoint = RedisEndpoint.resolve(config);
+        assertThat(endpoint.cluster()).isFalse();
+        assertThat(endpoint.sentinelMaster()).isEqualTo("mymaster");
+        assertThat(endpoint.seeds()).hasSize(1);
+        assertThat(endpoint.seeds().get(0).getSentinelMasterId()).isEqualTo("mymaster");
+        assertThat(endpoint.seeds().get(0).getSentinels()).extracting(uri -> uri.getHost() + ":" + uri.getPort())
+                .containsExactly("127.0.0.1:26379", "localhost:26380");
+        assertThat(endpoint.description()).isEqualTo("Redis Sentinel 127.0.0.1:26379,localhost:26380 master mymaster");
+        RedisEndpoint withPassword = RedisEndpoint.resolve(RedisBackplaneConfig.fromMap(
+                Map.of("redisUri", "redis-sentinel://:s3cret@127.0.0.1:26379/mymaster")));
+        assertThat(String.valueOf(withPassword.seeds().get(0).getCredentialsProvider().resolveCredentials().block()
+                .getPassword())).isEqualTo("s3cret");
+        assertThat(withPassword.description()).doesNotContain("s3cret");
+        for (String bad : new String[] {"redis-sentinel://127.0.0.1:26379", "redis-sentinel://127.0.0.1:26379/",
+            "redis-sentinel:///mymaster", "redis-sentinel://h:0/m", "redis-sentinel://h:1,,h:2/m",
+            "redis-sentinel://h:1/my master", "redis-sentinel://h:x/m"}) {
+            assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("redisUri", bad))).as(bad)
+                    .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("redisUri=" + bad)
+                    .hasMessageContaining("redis-sentinel://HOST:PORT,HOST:PORT");
+        }
+        assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("redisUri",
+                "rediss-sentinel://127.0.0.1:26379/mymaster"))).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("redisUri=rediss-sentinel://127.0.0.1:26379/mymaster")
+                .hasMessageContaining("Sentinel over TLS").hasMessageContaining("not supported");
+    }
+
+    @Test
+    void minReplicasIsValidatedAndRefusedOnARedisCluster() {
+        assertThat(RedisBackplaneConfig.defaults().minReplicas()).isZero();
+        assertThat(RedisBackplaneConfig.fromMap(Map.of("minReplicas", "2")).minReplicas()).isEqualTo(2);
+        assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("minReplicas", "-1")))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("minReplicas=-1");
+        assertThatThrownBy(() -> RedisBackplaneConfig.fromMap(Map.of("minReplicas", "many")))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("minReplicas=many");
+        RedisBackplaneConfig onCluster = RedisBackplaneConfig.fromMap(Map.of("redisUri",
+                "redis-cluster://127.0.0.1:7000", "minReplicas", "1"));
+        assertThatThrownBy(onCluster::checkCredentials).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("minReplicas=1").hasMessageContaining("Redis Cluster");
+        RedisEndpoint.resolve(RedisBackplaneConfig.fromMap(Map.of("redisUri", "redis-sentinel://127.0.0.1:1/m",
+                "minReplicas", "1")));
+    }
+
+    @Test
     void documentationTableMatchesTheCode() throws Exception {
         String begin = "<!-- BEGIN GENERATED: backplane options -->";
         String end = "<!-- END GENERATED: backplane options -->";

@@ -34,9 +34,12 @@ public final class RedisClusterProcess implements AutoCloseable {
     private final Path directory;
     private final List<Integer> ports = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
+    /** How many replicas each master has. */
+    private final int replicasPerMaster;
 
-    private RedisClusterProcess(Path directory) {
+    private RedisClusterProcess(Path directory, int replicasPerMaster) {
         this.directory = directory;
+        this.replicasPerMaster = replicasPerMaster;
     }
 
     /**
@@ -47,6 +50,17 @@ public final class RedisClusterProcess implements AutoCloseable {
      * @throws Exception if a process cannot be started or the cluster does not form within a minute
      */
     public static RedisClusterProcess start() throws Exception {
+        return start(0);
+    }
+
+    /**
+     * Starts three masters with that many replicas each and makes them a cluster.
+     *
+     * @param replicasPerMaster 0 or more
+     * @return the running cluster
+     * @throws Exception as {@link #start()}
+     */
+    public static RedisClusterProcess start(int replicasPerMaster) throws Exception {
         if (!Files.isExecutable(Path.of("/usr/bin/redis-server")) || !Files.isExecutable(Path.of("/usr/bin/redis-cli"))) {
             String message = "redis-server or redis-cli not found: install the Debian package '"
                     + RedisProcess.PACKAGE + "'";
@@ -55,7 +69,8 @@ public final class RedisClusterProcess implements AutoCloseable {
             }
             Assumptions.abort(message);
         }
-        RedisClusterProcess cluster = new RedisClusterProcess(Files.createTempDirectory("bayeux-redis-cluster-"));
+        RedisClusterProcess cluster = new RedisClusterProcess(Files.createTempDirectory("bayeux-redis-cluster-"),
+                replicasPerMaster);
         try {
             cluster.launch();
             return cluster;
@@ -66,17 +81,17 @@ public final class RedisClusterProcess implements AutoCloseable {
     }
 
     private void launch() throws Exception {
-        for (int master = 0; master < MASTERS; master++) {
+        for (int node = 0; node < nodes(); node++) {
             int port = freePortWithFreeBus();
             ports.add(port);
             processes.add(startNode(port));
         }
-        for (int master = 0; master < MASTERS; master++) {
-            awaitPing(ports.get(master), processes.get(master));
+        for (int node = 0; node < nodes(); node++) {
+            awaitPing(ports.get(node), processes.get(node));
         }
         List<String> create = new ArrayList<>(List.of("/usr/bin/redis-cli", "--cluster", "create"));
         ports.forEach(port -> create.add("127.0.0.1:" + port));
-        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        create.addAll(List.of("--cluster-replicas", Integer.toString(replicasPerMaster), "--cluster-yes"));
         String created = run(create, STARTUP);
         if (!created.contains("All 16384 slots covered")) {
             throw new IllegalStateException("redis-cli --cluster create failed: " + created);
@@ -90,9 +105,54 @@ public final class RedisClusterProcess implements AutoCloseable {
             await("cluster_state:ok on port " + port).atMost(STARTUP).pollInterval(Duration.ofMillis(100))
                     .until(() -> {
                         String info = cli(port, "CLUSTER", "INFO");
-                        return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + MASTERS);
+                        return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes());
                     });
         }
+        if (replicasPerMaster > 0) {
+            // A replica that never finished its first sync (the master's diskless sync waits 5 s for others) can
+            // never be promoted: wait until every master has its replicas online.
+            for (int port : ports) {
+                await("the replicas of " + port + " in sync").atMost(STARTUP).pollInterval(Duration.ofMillis(200))
+                        .until(() -> {
+                            String info = cli(port, "INFO", "replication");
+                            return !info.contains("role:master") || info.lines()
+                                    .filter(line -> line.startsWith("slave") && line.contains("state=online"))
+                                    .count() == replicasPerMaster;
+                        });
+            }
+        }
+    }
+
+    private int nodes() {
+        return MASTERS * (1 + replicasPerMaster);
+    }
+
+    /**
+     * @param port a node's port
+     * @return the port of the master of that node's slots now: itself if it is a master, else its master's
+     */
+    public int masterOf(int port) throws IOException, InterruptedException {
+        String info = cli(port, "INFO", "replication");
+        if (info.contains("role:master")) {
+            return port;
+        }
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("master_port:")) {
+                return Integer.parseInt(line.substring("master_port:".length()).strip());
+            }
+        }
+        throw new IllegalStateException("no master_port in INFO replication of " + port);
+    }
+
+    /** @return the ports of the nodes that replicate the master on that port now */
+    public List<Integer> replicasOf(int master) throws IOException, InterruptedException {
+        List<Integer> replicas = new ArrayList<>();
+        for (int port : ports) {
+            if (port != master && processes.get(ports.indexOf(port)).isAlive() && masterOf(port) == master) {
+                replicas.add(port);
+            }
+        }
+        return replicas;
     }
 
     private Process startNode(int port) throws IOException {
@@ -182,7 +242,7 @@ public final class RedisClusterProcess implements AutoCloseable {
         return "redis-cluster://" + ports.stream().map(port -> "127.0.0.1:" + port).collect(Collectors.joining(","));
     }
 
-    /** @return the masters' ports */
+    /** @return the nodes' ports (the masters' ones without replicas) */
     public List<Integer> ports() {
         return List.copyOf(ports);
     }
