@@ -311,6 +311,9 @@ final class SessionAdoptions {
             clientAck = Math.max(0, state.ackBatch());
         }
         Map<String, ChannelPosition> resumeAt = resumePositions(state, clientAck);
+        LOG.debug("Adopting on {}: client ack {}, stored ack {}, last batch {}, journal {}, resuming at {}",
+                message.getChannel(), clientAck, state.ackBatch(), state.lastBatch(), state.journal().keySet(),
+                resumeAt);
         if (resumeAt == null) {
             return refuse(session, "it cannot resume exactly (a wildcard, or no position for a channel)");
         }
@@ -419,14 +422,16 @@ final class SessionAdoptions {
         NavigableMap<Long, Map<String, ChannelPosition>> journal = state.journal();
         Map<String, ChannelPosition> base;
         if (state.acknowledges()) {
-            long stored = Math.max(0, state.ackBatch());
-            if (clientAck == stored) {
+            // The journal entry of the acknowledged batch is exact; the stored positions may lag the stored batch
+            // (both are written lazily), so they serve only when the journal no longer holds it.
+            base = journal.get(clientAck);
+            if (base == null && clientAck <= 0) {
+                // Nothing received yet: every channel resumes where it was subscribed.
+                base = Map.of();
+            } else if (base == null && clientAck == Math.max(0, state.ackBatch())) {
                 base = state.positions();
-            } else {
-                base = journal.get(clientAck);
-                if (base == null) {
-                    return null;
-                }
+            } else if (base == null) {
+                return null;
             }
         } else {
             long last = state.lastBatch();

@@ -72,7 +72,13 @@ public final class StandaloneServer implements AutoCloseable {
         LOG.info("Starting: port {} on {}, transports {}, cluster {}, drainTimeout {}", options.port, options.host,
                 transports, cluster, GracefulStop.text(shutdown.drainTimeout()));
         engine = BayeuxEngine.create(options.engineConfig);
-        for (String extension : new java.util.LinkedHashSet<>(options.extensions)) {
+        java.util.Set<String> extensions = new java.util.LinkedHashSet<>(options.extensions);
+        if (options.backplaneConfig != null && options.backplaneConfig.sessionStore()) {
+            // Failover is on: clients that register the ack extension get exact continuation on another node
+            // (docs/cluster.md, "Failover"), which needs the server's side of it; clients that do not are unaffected.
+            extensions.add("ack");
+        }
+        for (String extension : extensions) {
             engine.addExtension(newExtension(extension));
         }
         // Redis need not be up yet: the node starts, publishes fail with 503::backplane_unavailable until it is.

@@ -318,7 +318,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 entry.journaled.add(batch);
                 entry.lastBatch = Math.max(entry.lastBatch, batch);
                 lastBatch = entry.lastBatch;
-                drops = entry.dropsAtOrBelow(session.ackBatch());
+                drops = entry.dropsAtOrBelow(journalFloor(session, lastBatch));
             }
             List<String> removedFields = new ArrayList<>(drops.size());
             drops.forEach(b -> removedFields.add(SessionHash.JOURNAL + b));
@@ -826,6 +826,18 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         return true;
     }
 
+    /**
+     * @param session a session
+     * @param lastBatch the newest batch journaled
+     * @return the highest journal entry that may be dropped: with the ack extension, those below the acknowledged
+     *         batch (its own entry stays: it says where a client that acknowledged it resumes, exactly, whatever the
+     *         lazily written positions say); without it, all but the newest two (where at-most-once and
+     *         at-least-once resume)
+     */
+    private static long journalFloor(SessionState session, long lastBatch) {
+        return session.acknowledges() ? session.ackBatch() - 1 : lastBatch - 2;
+    }
+
     private byte[][] writeArgs(Owned entry, boolean release) {
         SessionState session = entry.state;
         Set<String> subscriptions = session.subscriptions();
@@ -835,9 +847,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         List<Long> drops;
         long lastBatch;
         synchronized (entry) {
-            drops = entry.dropsAtOrBelow(session.ackBatch());
             entry.lastBatch = Math.max(entry.lastBatch, session.lastBatch());
             lastBatch = entry.lastBatch;
+            drops = entry.dropsAtOrBelow(journalFloor(session, lastBatch));
         }
         List<byte[]> args = new ArrayList<>(2 * (subscriptions.size() + positions.size()) + drops.size() + 40);
         args.add(HistoryStore.ascii(nodeId));
