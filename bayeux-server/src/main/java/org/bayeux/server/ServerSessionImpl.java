@@ -890,6 +890,22 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
         return null;
     }
 
+    /**
+     * Continues an adopted session without the {@code ack} extension where its former node left it: reply numbers
+     * after the last it journaled, and the positions it resumed from as those its client has.
+     *
+     * @param lastReply the newest reply number journaled
+     * @param positions per channel, where it resumes
+     */
+    void continueReplies(long lastReply, Map<String, ChannelPosition> positions) {
+        synchronized (out) {
+            if (out.failover != null) {
+                out.failover.continueFrom(lastReply);
+            }
+            out.seedHandedPositions(positions);
+        }
+    }
+
     // ---- what a store sees (SessionState) --------------------------------------------------------------------
 
     @Override

@@ -332,6 +332,9 @@ final class SessionAdoptions {
             long highestJournaled = state.journal().isEmpty() ? 0 : state.journal().lastKey();
             long lastBatch = Math.max(clientAck, Math.max(state.lastBatch(), highestJournaled));
             numbered.continueFrom(lastBatch, clientAck, resumeAt);
+        } else {
+            long highestJournaled = state.journal().isEmpty() ? 0 : state.journal().lastKey();
+            session.continueReplies(Math.max(state.lastBatch(), highestJournaled), resumeAt);
         }
         List<CompletableFuture<Boolean>> resumed = new ArrayList<>();
         for (String name : state.subscriptions()) {

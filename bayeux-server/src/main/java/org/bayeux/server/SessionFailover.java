@@ -36,6 +36,16 @@ final class SessionFailover {
         return lastReply;
     }
 
+    /**
+     * Continues an adopted session's numbering: the next reply is {@code lastReply + 1}, so that its journal entries
+     * never collide with those its former node wrote.
+     *
+     * @param lastReply the newest reply number the former node journaled
+     */
+    void continueFrom(long lastReply) {
+        this.lastReply = Math.max(this.lastReply, lastReply);
+    }
+
     /** @return the number of a new connect reply that carries messages */
     long nextReply() {
         return ++lastReply;

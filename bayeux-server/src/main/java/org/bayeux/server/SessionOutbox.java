@@ -146,6 +146,22 @@ final class SessionOutbox {
     }
 
     /**
+     * Continues an adopted session without the {@code ack} extension: its client has these positions already. Under
+     * the session's lock.
+     *
+     * @param positions per channel, where the session resumed
+     */
+    void seedHandedPositions(Map<String, ChannelPosition> positions) {
+        if (positions.isEmpty()) {
+            return;
+        }
+        if (handed == null) {
+            handed = new PositionLog();
+        }
+        handed.seed(positions);
+    }
+
+    /**
      * @return per channel, the last position taken for a carrier (a view, to copy under the lock), without the
      *         {@code ack} extension
      */
