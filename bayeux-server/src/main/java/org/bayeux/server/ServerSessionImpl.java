@@ -364,7 +364,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             return new EndedHold(completing, reply, List.of(), out.failover.placeOnly());
         }
         List<ServerMessage> taken = drain(reply, completing.carrier.capabilities().maxResponseBytes());
-        return new EndedHold(completing, reply, taken, journalEntry(taken));
+        return new EndedHold(completing, reply, taken, journalEntry(reply, taken));
     }
 
     /**
@@ -372,20 +372,23 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
      * journal before the reply leaves. With the {@code ack} extension every reply is numbered (by the extension, just
      * now); without it, replies that carry messages are numbered here.
      *
+     * @param reply the connect's reply, whose {@code id} is the connect's
+     * @param taken the messages it carries
      * @return the entry, or null if the reply needs none
      */
-    private JournalEntry journalEntry(List<ServerMessage> taken) {
+    private JournalEntry journalEntry(ServerMessageImpl reply, List<ServerMessage> taken) {
         if (out.failover == null) {
             return null;
         }
         AcknowledgedBatch acknowledging = acknowledging();
         if (acknowledging != null) {
-            return out.failover.entry(acknowledging.lastBatch(), acknowledging.positionsAfterLastBatch());
+            return out.failover.entry(acknowledging.lastBatch(), acknowledging.positionsAfterLastBatch(),
+                    reply.getId());
         }
         if (taken.isEmpty()) {
             return null;
         }
-        return out.failover.entry(out.failover.nextReply(), Map.copyOf(out.handedPositions()));
+        return out.failover.entry(out.failover.nextReply(), Map.copyOf(out.handedPositions()), reply.getId());
     }
 
     /**
@@ -403,7 +406,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             written = CompletableFuture.completedFuture(null);
         } else {
             try {
-                written = store().journal(this, entry.batch(), entry.positions());
+                written = store().journal(this, entry.batch(), entry.positions(), entry.requestId());
             } catch (RuntimeException failure) {
                 written = CompletableFuture.failedFuture(failure);
             }
@@ -551,7 +554,7 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
                 expiresAtNanos = System.nanoTime() + expiryDelayNanos(true);
             } else {
                 List<ServerMessage> taken = drain(reply, via.capabilities().maxResponseBytes());
-                outcome = new ConnectOutcome(taken, false, journalEntry(taken));
+                outcome = new ConnectOutcome(taken, false, journalEntry(reply, taken));
                 if (handingOff && out.queue().isEmpty()) {
                     Draining.lastConnect(reply);
                     outcome = new ConnectOutcome(outcome.messages, true, outcome.journal);

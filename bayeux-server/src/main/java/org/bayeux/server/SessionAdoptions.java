@@ -310,7 +310,8 @@ final class SessionAdoptions {
         if (clientAck < 0) {
             clientAck = Math.max(0, state.ackBatch());
         }
-        Map<String, ChannelPosition> resumeAt = resumePositions(state, clientAck);
+        String connectId = Message.META_CONNECT.equals(message.getChannel()) ? message.getId() : null;
+        Map<String, ChannelPosition> resumeAt = resumePositions(state, clientAck, connectId);
         LOG.debug("Adopting on {}: client ack {}, stored ack {}, last batch {}, journal {}, resuming at {}",
                 message.getChannel(), clientAck, state.ackBatch(), state.lastBatch(), state.journal().keySet(),
                 resumeAt);
@@ -422,6 +423,18 @@ final class SessionAdoptions {
      *         no position at all, an acknowledged batch the journal does not hold)
      */
     Map<String, ChannelPosition> resumePositions(SessionState state, long clientAck) {
+        return resumePositions(state, clientAck, null);
+    }
+
+    /**
+     * @param state the stored session
+     * @param clientAck the batch the client acknowledged
+     * @param connectId the {@code id} of the connect that named the session, or null: the same as the newest journaled
+     *        reply's means that reply never arrived (Faye sends a failed request again unchanged), so a session
+     *        without {@code ack} resumes before it, exactly
+     * @return per plain channel, the position; null if a subscription cannot be resumed
+     */
+    Map<String, ChannelPosition> resumePositions(SessionState state, long clientAck, String connectId) {
         NavigableMap<Long, Map<String, ChannelPosition>> journal = state.journal();
         Map<String, ChannelPosition> base;
         if (state.acknowledges()) {
@@ -438,7 +451,8 @@ final class SessionAdoptions {
             }
         } else {
             long last = state.lastBatch();
-            long at = delivery == FailoverDelivery.AT_MOST_ONCE ? last : last - 1;
+            boolean lastLost = connectId != null && connectId.equals(state.journalRequests().get(last));
+            long at = delivery == FailoverDelivery.AT_MOST_ONCE && !lastLost ? last : last - 1;
             base = journal.get(at);
             if (base == null) {
                 // Before the first batch, nothing was delivered: every channel resumes where it was subscribed.

@@ -57,11 +57,12 @@ final class SessionFailover {
      *
      * @param batch the reply's number
      * @param positions per channel, the positions the client has once it received the reply
+     * @param requestId the {@code id} of the connect the reply answers, or null
      * @return the entry to journal before the reply leaves
      */
-    JournalEntry entry(long batch, Map<String, ChannelPosition> positions) {
+    JournalEntry entry(long batch, Map<String, ChannelPosition> positions, String requestId) {
         CompletableFuture<Void> left = new CompletableFuture<>();
-        JournalEntry entry = new JournalEntry(batch, positions, lastLeft, left);
+        JournalEntry entry = new JournalEntry(batch, positions, requestId, lastLeft, left);
         lastLeft = left;
         return entry;
     }
@@ -72,7 +73,7 @@ final class SessionFailover {
      * @return the stage the reply waits for, and the future it completes once it left
      */
     JournalEntry placeOnly() {
-        return entry(-1, Map.of());
+        return entry(-1, Map.of(), null);
     }
 
     /**
@@ -80,10 +81,11 @@ final class SessionFailover {
      *
      * @param batch the reply's number (the {@code ack} batch, or the reply counter), -1 for a place only
      * @param positions per channel, the positions once the client received the reply, unchangeable
+     * @param requestId the {@code id} of the connect the reply answers, or null
      * @param previousLeft completes once the reply before this one left
      * @param left completed once this reply left or was withheld
      */
-    record JournalEntry(long batch, Map<String, ChannelPosition> positions, CompletableFuture<Void> previousLeft,
-            CompletableFuture<Void> left) {
+    record JournalEntry(long batch, Map<String, ChannelPosition> positions, String requestId,
+            CompletableFuture<Void> previousLeft, CompletableFuture<Void> left) {
     }
 }

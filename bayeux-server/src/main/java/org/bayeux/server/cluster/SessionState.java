@@ -102,6 +102,14 @@ public interface SessionState {
     }
 
     /**
+     * @return by journaled batch, the {@code id} of the {@code /meta/connect} it answered, where the store kept one
+     *         (see {@link SessionStore#journal(SessionState, long, Map, String)}); empty by default
+     */
+    default Map<Long, String> journalRequests() {
+        return Map.of();
+    }
+
+    /**
      * @return the session's attributes the application marked portable ({@code BayeuxServer#addPortableAttribute}),
      *         as strings, unchangeable; restored on the node that adopts it
      */

@@ -93,6 +93,22 @@ public interface SessionStore {
     }
 
     /**
+     * {@link #journal(SessionState, long, Map)}, with the {@code id} of the {@code /meta/connect} the batch answers:
+     * a client that sends that connect again (Faye resends a failed request unchanged) proves the batch never reached
+     * it, so the node that adopts the session resumes before it. By default the id is not kept.
+     *
+     * @param session a session of this node
+     * @param batch the batch's number
+     * @param positions per channel, the positions after the batch (cumulative), unchangeable
+     * @param requestId the connect's {@code id}, or null
+     * @return completes when the entry is durable (or failed: the batch still leaves)
+     */
+    default CompletionStage<Void> journal(SessionState session, long batch, Map<String, ChannelPosition> positions,
+            String requestId) {
+        return journal(session, batch, positions);
+    }
+
+    /**
      * Takes over a session another node owned: reads it, and if its owner is gone (or lets it go when asked),
      * makes this node its owner with the next {@linkplain SessionState#generation() generation}, atomically.
      *

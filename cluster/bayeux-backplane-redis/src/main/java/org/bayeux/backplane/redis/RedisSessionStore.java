@@ -305,12 +305,24 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
     @Override
     public CompletionStage<Void> journal(SessionState session, long batch, Map<String, ChannelPosition> positions) {
+        return journal(session, batch, positions, null);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The connect's {@code id} is kept with the entry when it is a short word (at most 64 letters, digits,
+     * {@code -} or {@code _}: what clients send); another is not kept, which only makes the resume at most once.</p>
+     */
+    @Override
+    public CompletionStage<Void> journal(SessionState session, long batch, Map<String, ChannelPosition> positions,
+            String requestId) {
         Owned entry = owned.get(session.sessionId());
         if (entry == null) {
             return CompletableFuture.failedFuture(new SessionFencedException("not a session of this node"));
         }
         entry.state = session;
-        String value = SessionHash.journalEntry(positions);
+        String value = SessionHash.journalEntry(positions, requestId);
         return onIo(() -> stored(entry).thenCompose(done -> {
             List<Long> drops;
             long lastBatch;
@@ -1062,6 +1074,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
      * @param acknowledges whether it negotiated the {@code ack} extension
      * @param lastBatch the newest batch it was sent
      * @param journal per batch not known to be acknowledged, the positions after it
+     * @param journalRequests per journaled batch, the {@code id} of the connect it answered, where kept
      * @param portableAttributes its portable attributes
      * @param owner the node that owns it, or (released) the node that owned it last
      * @param released whether its owner let it go (for another node to adopt at once)
@@ -1071,7 +1084,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             Map<String, ChannelPosition> positions, Duration maxInterval, String node, long updatedMillis,
             long generation, String browserDigest, boolean browserCookieShown,
             Map<String, ChannelPosition> subscribedAt, boolean acknowledges, long lastBatch,
-            NavigableMap<Long, Map<String, ChannelPosition>> journal, Map<String, String> portableAttributes,
-            String owner, boolean released, boolean pinned) implements SessionState {
+            NavigableMap<Long, Map<String, ChannelPosition>> journal, Map<Long, String> journalRequests,
+            Map<String, String> portableAttributes, String owner, boolean released, boolean pinned)
+            implements SessionState {
     }
 }

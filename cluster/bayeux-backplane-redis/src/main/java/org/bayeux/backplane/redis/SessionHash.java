@@ -25,6 +25,8 @@ final class SessionHash {
     static final String SUBSCRIBED_AT = "ss:";
     /** {@code j:<batch>}: a journal entry, the positions after that batch ({@link #journalEntry}). */
     static final String JOURNAL = "j:";
+    /** A journal entry's first line, when it keeps the id of the connect its batch answered (channels start with /). */
+    static final String REQUEST = "?";
     /** {@code a:<name>}: a portable attribute. */
     static final String ATTRIBUTE = "a:";
     static final String ACK_BATCH = "ackBatch";
@@ -55,8 +57,11 @@ final class SessionHash {
      * @param positions per channel
      * @return them as one compact text: {@code <channel> <epoch>:<offset>} lines (channel names hold no spaces)
      */
-    static String journalEntry(Map<String, ChannelPosition> positions) {
-        StringBuilder text = new StringBuilder(positions.size() * 40);
+    static String journalEntry(Map<String, ChannelPosition> positions, String requestId) {
+        StringBuilder text = new StringBuilder(positions.size() * 40 + 16);
+        if (isKeptRequestId(requestId)) {
+            text.append(REQUEST).append(requestId);
+        }
         for (Map.Entry<String, ChannelPosition> position : positions.entrySet()) {
             if (!text.isEmpty()) {
                 text.append('\n');
@@ -64,6 +69,20 @@ final class SessionHash {
             text.append(position.getKey()).append(' ').append(position.getValue());
         }
         return text.toString();
+    }
+
+    /** @return whether a connect's id is kept in a journal entry: a short word, as clients send (one line, no space) */
+    static boolean isKeptRequestId(String id) {
+        if (id == null || id.isEmpty() || id.length() > 64) {
+            return false;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -74,6 +93,9 @@ final class SessionHash {
         Map<String, ChannelPosition> positions = new LinkedHashMap<>();
         if (!text.isEmpty()) {
             for (String line : text.split("\n")) {
+                if (line.startsWith(REQUEST)) {
+                    continue;
+                }
                 int space = line.lastIndexOf(' ');
                 if (space <= 0) {
                     throw new IllegalArgumentException("not a journal entry line: " + line.length() + " chars");
@@ -82,6 +104,18 @@ final class SessionHash {
             }
         }
         return Collections.unmodifiableMap(positions);
+    }
+
+    /**
+     * @param text what {@link #journalEntry} wrote
+     * @return the connect's id it keeps, or null
+     */
+    static String requestOf(String text) {
+        if (!text.startsWith(REQUEST)) {
+            return null;
+        }
+        int end = text.indexOf('\n');
+        return text.substring(REQUEST.length(), end < 0 ? text.length() : end);
     }
 
     /**
@@ -94,6 +128,7 @@ final class SessionHash {
         Map<String, ChannelPosition> positions = new LinkedHashMap<>();
         Map<String, ChannelPosition> subscribedAt = new LinkedHashMap<>();
         NavigableMap<Long, Map<String, ChannelPosition>> journal = new TreeMap<>();
+        Map<Long, String> journalRequests = new java.util.HashMap<>();
         Map<String, String> attributes = new LinkedHashMap<>();
         for (Map.Entry<String, byte[]> field : fields.entrySet()) {
             String name = field.getKey();
@@ -105,8 +140,13 @@ final class SessionHash {
                 subscribedAt.put(name.substring(SUBSCRIBED_AT.length()),
                         ChannelPosition.parse(text(field.getValue())));
             } else if (name.startsWith(JOURNAL)) {
-                journal.put(Long.parseLong(name.substring(JOURNAL.length())),
-                        parseJournalEntry(text(field.getValue())));
+                long batch = Long.parseLong(name.substring(JOURNAL.length()));
+                String entry = text(field.getValue());
+                journal.put(batch, parseJournalEntry(entry));
+                String request = requestOf(entry);
+                if (request != null) {
+                    journalRequests.put(batch, request);
+                }
             } else if (name.startsWith(ATTRIBUTE)) {
                 attributes.put(name.substring(ATTRIBUTE.length()), text(field.getValue()));
             }
@@ -119,7 +159,8 @@ final class SessionHash {
                 Duration.ofMillis(number(fields, MAX_INTERVAL, RedisSessionStore.DEFAULT_MAX_INTERVAL.toMillis())),
                 node, number(fields, UPDATED, 0), number(fields, GENERATION, 0), browserDigest,
                 number(fields, BROWSER_SHOWN, 0) == 1, Map.copyOf(subscribedAt), number(fields, ACKNOWLEDGES, 0) == 1,
-                number(fields, LAST_BATCH, 0), Collections.unmodifiableNavigableMap(journal), Map.copyOf(attributes),
+                number(fields, LAST_BATCH, 0), Collections.unmodifiableNavigableMap(journal), Map.copyOf(journalRequests),
+                Map.copyOf(attributes),
                 own.isEmpty() ? node : own, own.isEmpty(), number(fields, PINNED, 0) == 1);
     }
 
