@@ -27,6 +27,7 @@ import org.bayeux.api.server.ServerSession;
 import org.bayeux.api.server.SessionListener;
 import org.bayeux.server.cluster.ChannelPosition;
 import org.bayeux.server.cluster.ResumeFrom;
+import org.bayeux.server.cluster.SessionState;
 import org.bayeux.server.config.BayeuxServerConfig;
 import org.bayeux.server.test.EngineHarness;
 import org.bayeux.server.test.TestClient;
@@ -411,6 +412,86 @@ class AdoptionTest {
         assertThat(adoptionsOf(BayeuxServerConfig.FailoverDelivery.AT_LEAST_ONCE).resumePositions(plain, -1))
                 .isEqualTo(Map.of("/a", batch6));
         assertThat(atMostOnce.resumePositions(plain.withSubscriptions(Set.of("/a", "/a/*")), -1)).isNull();
+    }
+
+    @Test
+    void theAcknowledgedBatchsJournalEntryWinsOverLazilyWrittenPositions() {
+        ChannelPosition subscribed = new ChannelPosition("e", 3);
+        ChannelPosition lagging = new ChannelPosition("e", 4);
+        ChannelPosition batch5 = new ChannelPosition("e", 6);
+        SharedSessionStore.Snapshot ack = new SharedSessionStore.Snapshot("s", Set.of("/a"), 0, 5,
+                Map.of("/a", lagging), null, 1, null, false, false, Map.of("/a", subscribed), true, 6,
+                new java.util.TreeMap<>(Map.of(5L, Map.of("/a", batch5))), Map.of());
+        SessionAdoptions adoptions = adoptionsOf(BayeuxServerConfig.FailoverDelivery.AT_MOST_ONCE);
+        assertThat(adoptions.resumePositions(ack, 5)).as("the stored positions may lag the stored batch")
+                .isEqualTo(Map.of("/a", batch5));
+        assertThat(adoptions.resumePositions(ack, 0)).as("nothing received yet: the seams")
+                .isEqualTo(Map.of("/a", subscribed));
+    }
+
+    @Test
+    void aConnectSentAgainWithTheLastRepliesIdResumesBeforeThatReply() {
+        ChannelPosition batch6 = new ChannelPosition("e", 8);
+        ChannelPosition batch7 = new ChannelPosition("e", 9);
+        SharedSessionStore.Snapshot plain = new SharedSessionStore.Snapshot("s", Set.of("/a"), 0, -1, Map.of(),
+                null, 1, null, false, false, Map.of("/a", new ChannelPosition("e", 3)), false, 7,
+                new java.util.TreeMap<>(Map.of(6L, Map.of("/a", batch6), 7L, Map.of("/a", batch7))), Map.of());
+        SessionState withIds = new WithJournalRequests(plain, Map.of(6L, "41", 7L, "42"));
+        SessionAdoptions atMostOnce = adoptionsOf(BayeuxServerConfig.FailoverDelivery.AT_MOST_ONCE);
+        assertThat(atMostOnce.resumePositions(withIds, -1, "42")).as("Faye resent the connect reply 7 answered: "
+                + "reply 7 never arrived").isEqualTo(Map.of("/a", batch6));
+        assertThat(atMostOnce.resumePositions(withIds, -1, "43")).as("a new connect: reply 7 arrived")
+                .isEqualTo(Map.of("/a", batch7));
+        assertThat(atMostOnce.resumePositions(withIds, -1, null)).isEqualTo(Map.of("/a", batch7));
+    }
+
+    /** A stored session whose journal keeps the ids of the connects its replies answered. */
+    private record WithJournalRequests(SharedSessionStore.Snapshot base, Map<Long, String> journalRequests)
+            implements SessionState {
+        @Override
+        public String sessionId() {
+            return base.sessionId();
+        }
+
+        @Override
+        public Set<String> subscriptions() {
+            return base.subscriptions();
+        }
+
+        @Override
+        public long deliveryPosition() {
+            return base.deliveryPosition();
+        }
+
+        @Override
+        public long ackBatch() {
+            return base.ackBatch();
+        }
+
+        @Override
+        public Map<String, ChannelPosition> positions() {
+            return base.positions();
+        }
+
+        @Override
+        public Map<String, ChannelPosition> subscribedAt() {
+            return base.subscribedAt();
+        }
+
+        @Override
+        public boolean acknowledges() {
+            return base.acknowledges();
+        }
+
+        @Override
+        public long lastBatch() {
+            return base.lastBatch();
+        }
+
+        @Override
+        public java.util.NavigableMap<Long, Map<String, ChannelPosition>> journal() {
+            return base.journal();
+        }
     }
 
     private SessionAdoptions adoptionsOf(BayeuxServerConfig.FailoverDelivery delivery) {

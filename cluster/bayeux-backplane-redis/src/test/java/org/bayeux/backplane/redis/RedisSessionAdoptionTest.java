@@ -426,6 +426,22 @@ class RedisSessionAdoptionTest {
     }
 
     @Test
+    void aJournalEntryKeepsTheIdOfTheConnectItsBatchAnsweredWhenItIsAWord() throws Exception {
+        Node a = node("a");
+        Live session = new Live("s3");
+        session.acknowledges = false;
+        a.store().created(session);
+        get(a.store().writeNow(session));
+        get(a.store().journal(session, 1, Map.of(CHANNEL, new ChannelPosition("e1", 5)), "1f"));
+        get(a.store().journal(session, 2, Map.of(CHANNEL, new ChannelPosition("e1", 7)), "a b\n/x e:1"));
+        SessionState found = a.store().find("s3");
+        assertThat(found.journalRequests()).as("a hostile id is not kept (nor can it forge a line)")
+                .isEqualTo(Map.of(1L, "1f"));
+        assertThat(found.journal()).isEqualTo(Map.of(1L, Map.of(CHANNEL, new ChannelPosition("e1", 5)),
+                2L, Map.of(CHANNEL, new ChannelPosition("e1", 7))));
+    }
+
+    @Test
     void withoutAckTheJournalKeepsTheNewestTwoReplies() throws Exception {
         Node a = node("a");
         Live session = new Live("s2");
