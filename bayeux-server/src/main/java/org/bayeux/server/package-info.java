@@ -53,6 +53,14 @@
  *   <tr><td>{@code SessionOutbox}, {@code SessionQueue}</td>
  *       <td>A session's way out: the queue with its overflow policy ({@code maxQueue}, {@code maxQueueBytes},
  *       {@code maxQueuePolicy}, the max-queue listeners), what is due, pushes in flight, positions handed.</td></tr>
+ *   <tr><td>{@code SessionAdoptions}, {@code PortableAttributes}</td>
+ *       <td>Failover, the adopting side: a message naming an unknown {@code clientId} looked up in a store that
+ *       adopts (one look-up per id, bounded in flight and queued), the session rebuilt (binding digest, portable
+ *       attributes, {@code ack} numbering), adoption listeners asked, its subscriptions resumed through the ordinary
+ *       subscribe path; anything short of exact is {@code 402}.</td></tr>
+ *   <tr><td>{@code SessionFailover}</td>
+ *       <td>Failover, the owning side, per session and only with a store that adopts: reply numbers without
+ *       {@code ack}, the order journaled replies leave in, the hand-over state of a drain.</td></tr>
  *   <tr><td>{@code LocalSessionImpl}, {@code LocalSessionChannel}</td>
  *       <td>In-process clients, taking the same path as remote ones without JSON.</td></tr>
  *   <tr><td>{@code BayeuxService}</td>
