@@ -236,7 +236,8 @@ public final class RedisBackplaneConfig extends TypedConfig {
                     + "pipelined together, one WAIT for them all; fewer within half the operationTimeout: the "
                     + "publish fails with 503::backplane_unavailable), and hold the messages a node read before it "
                     + "delivers them, so that a promoted replica never gives a delivered message's offset to another. "
-                    + "0: no wait (a failover may lose acknowledged publishes). redis:// or redis-sentinel:// only.");
+                    + "0: no wait (a failover may lose acknowledged publishes). redis:// or redis-sentinel:// only. "
+                    + "With sessionStore, the sessions' written-through state and journal entries wait likewise.");
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS = List.of(URI, USERNAME, PASSWORD_FILE, TLS_CA_FILE,

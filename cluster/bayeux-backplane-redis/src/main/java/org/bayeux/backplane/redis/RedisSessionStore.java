@@ -109,6 +109,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     private volatile Thread writer;
     private volatile ScheduledExecutorService io;
     private volatile boolean running;
+    /** With minReplicas: what makes written-through state, seams and journal entries wait for replicas. */
+    private final ReplicaAcknowledgement replicas;
     /** True from a lapse of the lease until every session was checked again (and before the first check). */
     private volatile boolean revalidating = true;
     /** Whether the last round failed: one WARN per outage, one INFO when it ends. */
@@ -149,6 +151,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                     }
                 });
         this.control = new OwnerControl(config.keyPrefix(), nodeId, this::releaseAsked);
+        this.replicas = config.minReplicas() == 0 ? null
+                : new ReplicaAcknowledgement(config.minReplicas(), config.operationTimeout().toMillis() / 2);
     }
 
     /** @return the key of a session's hash: {@code <keyPrefix>:session:{<digest of the sessionId>}} */
@@ -300,7 +304,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     public CompletionStage<Void> writeNow(SessionState session) {
         Owned entry = track(session);
         dirty.remove(entry.id, entry);
-        return onIo(() -> writeState(entry, false)).thenApply(code -> null);
+        return replicated(onIo(() -> writeState(entry, false)));
     }
 
     @Override
@@ -323,7 +327,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         }
         entry.state = session;
         String value = SessionHash.journalEntry(positions, requestId);
-        return onIo(() -> stored(entry).thenCompose(done -> {
+        CompletableFuture<Long> written = onIo(() -> stored(entry).thenCompose(done -> {
             List<Long> drops;
             long lastBatch;
             synchronized (entry) {
@@ -342,7 +346,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                             }
                         }
                     });
-        })).thenApply(code -> null);
+        }));
+        return replicated(written);
     }
 
     /**
@@ -361,8 +366,26 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             return CompletableFuture.failedFuture(new SessionFencedException("not a session of this node"));
         }
         entry.seams.put(channel, new Seam(position, System.nanoTime()));
-        return onIo(() -> stored(entry).thenCompose(done -> patch(entry, List.of(),
-                SessionHash.SUBSCRIBED_AT + channel, position.toString()))).thenApply(code -> null);
+        return replicated(onIo(() -> stored(entry).thenCompose(done -> patch(entry, List.of(),
+                SessionHash.SUBSCRIBED_AT + channel, position.toString()))));
+    }
+
+    /**
+     * @param written a write Redis answered on this store's connection
+     * @return completes when it is durable: with {@link RedisBackplaneConfig#MIN_REPLICAS}, once a {@code WAIT}
+     *         (group-committed with the store's other writes) counted that many replicas, so that a Redis failover
+     *         cannot lose what a reply or a delivery already relies on; fails if fewer hold it in time
+     */
+    private CompletionStage<Void> replicated(CompletionStage<Long> written) {
+        ReplicaAcknowledgement waiting = replicas;
+        if (waiting == null) {
+            return written.thenApply(code -> null);
+        }
+        return written.thenCompose(code -> {
+            RedisLink.Connection current = connection;
+            return current == null ? CompletableFuture.failedFuture(new IllegalStateException("not connected"))
+                    : waiting.confirm(current);
+        });
     }
 
     @Override

@@ -15,6 +15,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.bayeux.api.Message;
 import org.bayeux.api.server.LocalSession;
 import org.bayeux.server.BayeuxEngine;
+import org.bayeux.server.cluster.ChannelPosition;
+import org.bayeux.server.cluster.SessionState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -96,5 +98,57 @@ class MinReplicasTest {
         }
         await("the reader held a batch back").atMost(WAIT).until(() -> backplane.unreplicatedBatches() > 0);
         assertThat(received).as("stored but on too few replicas: not delivered").isEmpty();
+    }
+
+    /** The session store's written-through state and journal entries wait for the replicas as publishes do. */
+    @Test
+    void theSessionStoresWritesWaitForTheReplicas() throws Exception {
+        startReplica();
+        for (int replicas : new int[] {1, 2}) {
+            String id = "s" + replicas;
+            SessionState session = new SessionState() {
+                @Override
+                public String sessionId() {
+                    return id;
+                }
+
+                @Override
+                public java.util.Set<String> subscriptions() {
+                    return java.util.Set.of("/r/a");
+                }
+
+                @Override
+                public long deliveryPosition() {
+                    return 0;
+                }
+
+                @Override
+                public long ackBatch() {
+                    return -1;
+                }
+            };
+            RedisBackplaneConfig config = fixture.config().sessionStore(true, Duration.ofMillis(50),
+                    Duration.ofSeconds(1)).minReplicas(replicas).operationTimeout(Duration.ofSeconds(2)).build();
+            try (RedisSessionStore store = new RedisSessionStore(config, "n" + replicas)) {
+                store.start();
+                await("serving").atMost(WAIT).until(store::serving);
+                store.created(session);
+                CompletableFuture<Void> written = store.writeNow(session).toCompletableFuture();
+                CompletableFuture<Void> journaled = store.journal(session, 1,
+                        java.util.Map.of("/r/a", new ChannelPosition("e", 1)), "1").toCompletableFuture();
+                if (replicas == 1) {
+                    written.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    journaled.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                } else {
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> written.get(WAIT.toMillis(),
+                            TimeUnit.MILLISECONDS)).hasRootCauseInstanceOf(
+                                    ReplicaAcknowledgement.NotReplicatedException.class);
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> journaled.get(WAIT.toMillis(),
+                            TimeUnit.MILLISECONDS)).hasRootCauseInstanceOf(
+                                    ReplicaAcknowledgement.NotReplicatedException.class);
+                }
+                store.removed(id);
+            }
+        }
     }
 }
