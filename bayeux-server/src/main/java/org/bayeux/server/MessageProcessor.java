@@ -113,6 +113,10 @@ final class MessageProcessor {
         if (!ChannelId.isValid(channel)) {
             return done(Outcome.reply(null, Outcome.fail(Outcome.replyTo(message), 405, channel, "channel_invalid")));
         }
+        ServerMessageImpl notServing = adoptions.refuseWhileNotServing(message, carrier);
+        if (notServing != null) {
+            return done(Outcome.reply(null, notServing));
+        }
         boolean handshake = Message.META_HANDSHAKE.equals(channel);
         if (handshake) {
             return proceed(null, true, message, carrier, alone);
@@ -251,7 +255,15 @@ final class MessageProcessor {
         if (session == null || session.getState().isEnded()) {
             return done(outcome);
         }
-        return session.writeThrough().thenApply(written -> outcome);
+        return session.writeThrough().thenApply(written -> {
+            if (!written && outcome.reply != null && outcome.reply.isSuccessful()) {
+                // Moved to another node while this request was on its way: the subscription (or unsubscription) is
+                // not in the state the new owner has, so the client must not be told it succeeded. A temporary
+                // failure it may try again, which reaches the session where it lives now.
+                Outcome.fail(outcome.reply, 503, "", "session_moved");
+            }
+            return outcome;
+        });
     }
 
     private void respond(List<Outcome> outcomes, Carrier carrier) {

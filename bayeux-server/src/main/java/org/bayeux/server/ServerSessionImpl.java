@@ -442,11 +442,13 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
 
     /**
      * Writes the session through its store before a reply its client will rely on (a handshake's, a subscription's)
-     * leaves; a failure is counted and the reply leaves anyway.
+     * leaves; a failure is counted and the reply leaves anyway, but for a write refused because another node owns
+     * the session (fenced), whose state then lacks what the reply would confirm.
      *
-     * @return completes when written or failed, never exceptionally
+     * @return completes with false if the write was fenced, else true (written, or failed otherwise); never
+     *         exceptionally
      */
-    CompletionStage<Void> writeThrough() {
+    CompletionStage<Boolean> writeThrough() {
         CompletionStage<Void> written;
         try {
             written = store().writeNow(this);
@@ -454,12 +456,16 @@ final class ServerSessionImpl implements ServerSession, SessionState, Attributes
             written = CompletableFuture.failedFuture(failure);
         }
         return written.handle((ok, failure) -> {
+            if (failure != null && SessionFencedException.isFenced(failure)) {
+                // Another node owns the session now: what this reply would confirm is not in its state.
+                return Boolean.FALSE;
+            }
             if (failure != null) {
                 parts.statistics().storeWriteFailed();
                 parts.quietLog().warn("writeNow", "Failed to write a session through its store; replying anyway ({})",
                         failure.toString());
             }
-            return null;
+            return Boolean.TRUE;
         });
     }
 

@@ -69,6 +69,8 @@ final class SessionAdoptions {
         static final Result NONE = new Result(null, null);
     }
 
+    /** How soon a client refused while the node is not serving tries again: about one lease renewal period. */
+    static final long NOT_SERVING_RETRY_MILLIS = 1000;
     private final SessionParts parts;
     private final SessionRegistry sessions;
     private final Supplier<SessionStore> store;
@@ -119,6 +121,34 @@ final class SessionAdoptions {
     boolean mayAdopt(String clientId, Carrier carrier) {
         return clientId != null && store.get().adopts() && !(carrier instanceof LocalSessionImpl.LocalCarrier)
                 && isPlausibleId(clientId) && sessions.get(clientId) == null;
+    }
+
+    /**
+     * While the store cannot prove this node still owns its sessions (its lease lapsed, and not every session was
+     * checked since), nothing of a remote client is processed: a publish of a session another node adopted meanwhile
+     * would reach its subscribers out of order, a reply would confirm state the new owner lacks. The client is told to
+     * try again shortly; by then the balancer (whose readiness check fails meanwhile) or this node has moved on.
+     *
+     * @param message a message from a remote client
+     * @param carrier what it arrived on
+     * @return null if the message may be processed, else its refusal: {@code 503::node_not_serving}, advice to retry
+     */
+    ServerMessageImpl refuseWhileNotServing(ServerMessageImpl message, Carrier carrier) {
+        SessionStore current = store.get();
+        if (!current.adopts() || carrier instanceof LocalSessionImpl.LocalCarrier || current.serving()) {
+            return null;
+        }
+        QUIET.warn("not-serving", "Refused a message: this node cannot prove it still owns its sessions (its lease "
+                + "in the session store lapsed); clients are told to retry");
+        ServerMessageImpl reply = Outcome.fail(Outcome.replyTo(message), 503, "", "node_not_serving");
+        String channel = message.getChannel();
+        if (Message.META_CONNECT.equals(channel) || Message.META_HANDSHAKE.equals(channel)) {
+            Map<String, Object> advice = new HashMap<>(4);
+            advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY);
+            advice.put(Message.INTERVAL_FIELD, NOT_SERVING_RETRY_MILLIS);
+            reply.put(Message.ADVICE_FIELD, advice);
+        }
+        return reply;
     }
 
     private static boolean isPlausibleId(String id) {

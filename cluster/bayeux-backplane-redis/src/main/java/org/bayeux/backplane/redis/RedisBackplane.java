@@ -260,10 +260,14 @@ public final class RedisBackplane implements Cluster {
         return readerConnected && publishing.open() != null;
     }
 
-    /** @return {@link #isConnected()}: false while this node's publishes would fail for want of Redis */
+    /**
+     * @return {@link #isConnected()}, and with the session store its lease held: false while this node's publishes
+     *         would fail for want of Redis, or while it cannot prove it still owns its sessions
+     */
     @Override
     public boolean isAvailable() {
-        return isConnected();
+        // With the session store, a node whose lease lapsed serves nothing until it checked its sessions again.
+        return isConnected() && (sessionStore == null || sessionStore.serving());
     }
 
     @Override
