@@ -3,14 +3,20 @@ package org.bayeux.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +82,15 @@ class FailoverInteropTest {
     /** Publishes acknowledged between the steps of a rolling restart. */
     private static final int BETWEEN_RESTARTS = 60;
     private static final String SEQ_LINE = "INTEROP-SEQ ";
+    /** The nodes log, at DEBUG, each session they dropped because it moved elsewhere: counted in T3. */
+    private static final String NODE_LOGGING = "-Dlogback.configurationFile=" + resource("logback-failover-node.xml");
+    /** RedisSessionStore's line for a session fenced off: a write refused, or found owned elsewhere on revalidation. */
+    private static final String FENCED_LINE = "A session moved to another node; its copy here is dropped";
+    /** SessionRegistry's line for a session dropped as moved (after a fence, or an ack above its last batch). */
+    private static final String MOVED_LINE = " moved to another node";
+    private static final String LEASE_HELD_AGAIN_LINE = "This node's lease is held again";
+    /** Messages every subscriber receives, after node 0 stopped, before it runs again (T3). */
+    private static final int WHILE_PAUSED = 24;
 
     private final List<AutoCloseable> closing = new ArrayList<>();
     private final List<ServerProcess> servers = new ArrayList<>();
@@ -88,6 +103,14 @@ class FailoverInteropTest {
     private final DeliveryChecker checker = new DeliveryChecker();
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong unacknowledged = new AtomicLong();
+    /** "publisher#seq channel: why" of every publish not acknowledged, for the failure message. */
+    private final Queue<String> notAcknowledged = new ConcurrentLinkedQueue<>();
+    /** Java subscribers' "subscriber|channel|publisher" -> the highest seq received so far. */
+    private final Map<String, Long> highestSeq = new ConcurrentHashMap<>();
+    /** Java subscribers' deliveries below a seq they already had, with the time they arrived. */
+    private final Queue<String> lateDeliveries = new ConcurrentLinkedQueue<>();
+    /** What the test did to the nodes, with the time, for the failure message (to read beside the server logs). */
+    private final Queue<String> events = new ConcurrentLinkedQueue<>();
     private FailoverBalancer balancer;
 
     @AfterEach
@@ -171,22 +194,96 @@ class FailoverInteropTest {
         assertThat(balancer.nodesMarkedDown()).as("each node failed once").isEqualTo(NODES);
     }
 
+    /**
+     * T3: the node of front 0 stopped with SIGSTOP (sockets open, a JVM in a pause) until the balancer marked it
+     * failed and every subscriber, its clients included, received {@value #WHILE_PAUSED} more messages (so every
+     * session of node 0 was adopted elsewhere: node 0 could serve none, and an adopter waits for node 0's lease,
+     * 3 s, to lapse), then SIGCONT: node 0 must not serve a stale copy, and must drop its sessions (fenced: its
+     * writes refused, or its copies found owned elsewhere when it holds its lease again).
+     */
+    @Test
+    void aNodePausedPastItsLeaseGivesUpItsSessionsAndCostsItsClientsNothing() throws Exception {
+        startCluster();
+        startClientsAndPublishers();
+        assertThat(balancer.openConnections(0)).as("clients on node 0 before it stops").isPositive();
+        ServerProcess paused = servers.get(0);
+        Map<String, Long> atStop = deliveriesPerSubscriber();
+        paused.suspend();
+        events.add("SIGSTOP " + paused + " at " + LocalTime.now());
+        try {
+            await("the balancer marked node 0 failed").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                    .until(() -> !balancer.isHealthy(0));
+            events.add("node 0 marked failed at " + LocalTime.now());
+            await("every subscriber served elsewhere while node 0 is stopped").atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(100)).until(() -> everySubscriberReceivedSince(atStop,
+                            WHILE_PAUSED));
+        } finally {
+            paused.resume();
+            events.add("SIGCONT " + paused + " at " + LocalTime.now());
+        }
+        await("the balancer sends node 0 clients again").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                .until(() -> balancer.isHealthy(0));
+        events.add("node 0 healthy again at " + LocalTime.now());
+        publishUntil(acknowledged.get() + AFTER_FAILURE, "after node 0 runs again");
+        // Node 0 drops its copies asynchronously after it ran again; the publishes above took seconds, and this
+        // wait is bounded. Counted before the exact counts are asserted, so that a failure message has them too.
+        eventually("node 0 dropped a moved session", WAIT, () -> count(paused, FENCED_LINE) > 0);
+        long fenced = count(paused, FENCED_LINE);
+        long moved = count(paused, MOVED_LINE);
+        events.add(String.format("node 0's log: %d sessions fenced off, %d dropped as moved, %s", fenced, moved,
+                paused.logLines().stream().filter(line -> line.contains(LEASE_HELD_AGAIN_LINE)).toList()));
+        finishAndAssertExact("SIGSTOP past the lease, SIGCONT");
+        assertThat(fenced).as("node 0's sessions fenced off (a write refused or found owned elsewhere): %s", events)
+                .isPositive();
+        assertThat(moved).as("node 0's sessions dropped as moved: %s", events).isPositive();
+        assertThat(balancer.nodesMarkedDown()).as("only node 0 failed").isEqualTo(1);
+    }
+
+    private static long count(ServerProcess server, String text) throws IOException {
+        return server.logLines().stream().filter(line -> line.contains(text)).count();
+    }
+
+    private Map<String, Long> deliveriesPerSubscriber() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        javaEnds.keySet().forEach(name -> counts.put(name, checker.distinctDeliveries(name)));
+        nodeSubscribers.forEach((name, scenario) -> counts.put(name, (long) scenario.jsonLines(SEQ_LINE).size()));
+        return counts;
+    }
+
+    private boolean everySubscriberReceivedSince(Map<String, Long> before, int more) {
+        Map<String, Long> now = deliveriesPerSubscriber();
+        return before.entrySet().stream().allMatch(entry -> now.get(entry.getKey()) >= entry.getValue() + more);
+    }
+
+    private static String resource(String name) {
+        try {
+            return Path.of(FailoverInteropTest.class.getClassLoader().getResource(name).toURI())
+                    .toString();
+        } catch (URISyntaxException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
     private void startCluster() throws Exception {
+        startCluster(FailoverBalancer.Routing.STICKY);
+    }
+
+    private void startCluster(FailoverBalancer.Routing routing) throws Exception {
         RedisProcess redis = RedisProcess.start();
         closing.add(redis);
         List<Integer> ports = new ArrayList<>();
         for (int node = 0; node < NODES; node++) {
             int port = RedisProcess.freePort();
             ports.add(port);
-            ServerProcess server = new ServerProcess("failover-node" + node, port, List.of("--backplane",
-                    redis.uri(), "--set", "sessionStore=true", "--set", "timeout=5s", "--set", "drainTimeout=20s"));
+            ServerProcess server = new ServerProcess("failover-node" + node, port, List.of(NODE_LOGGING), List.of(
+                    "--backplane", redis.uri(), "--set", "sessionStore=true", "--set", "timeout=5s", "--set", "drainTimeout=20s"));
             servers.add(server);
             server.start();
         }
         for (ServerProcess server : servers) {
             server.awaitReady(START_LIMIT);
         }
-        balancer = FailoverBalancer.builder(ports).start();
+        balancer = FailoverBalancer.builder(ports).routing(routing).start();
         closing.add(balancer);
     }
 
@@ -259,7 +356,13 @@ class FailoverInteropTest {
         if (Boolean.TRUE.equals(data.get("end"))) {
             ends.add(message.getChannel() + "|" + from);
         } else {
-            checker.delivered(name, message.getChannel(), from, ((Number) data.get("seq")).longValue());
+            long seq = ((Number) data.get("seq")).longValue();
+            checker.delivered(name, message.getChannel(), from, seq);
+            Long before = highestSeq.merge(name + "|" + message.getChannel() + "|" + from, seq, Math::max);
+            if (before > seq) {
+                lateDeliveries.add(String.format("%s %s %s#%d after #%d at %s", name, message.getChannel(), from,
+                        seq, before, LocalTime.now()));
+            }
         }
     }
 
@@ -308,9 +411,11 @@ class FailoverInteropTest {
         DeliveryChecker.Report report = checker.report();
         String summary = String.format("%s: %s%n%spublishes acknowledged %d, not acknowledged %d; balancer: %d "
                         + "connections accepted, %d cut, %d reroutes, %d nodes marked down; Node.js runs: %s; every "
-                        + "end marker arrived: %s; first lost: %s", scenario, report.inexact().isEmpty() ? "exact" : "NOT exact",
+                        + "end marker arrived: %s; first lost: %s; not acknowledged: %s; Java subscribers' late "
+                        + "deliveries (first 12): %s; events: %s", scenario, report.inexact().isEmpty() ? "exact" : "NOT exact",
                 report.table(), acknowledged.get(), unacknowledged.get(), balancer.connectionsAccepted(),
-                balancer.connectionsCut(), balancer.reroutes(), balancer.nodesMarkedDown(), nodeOutcomes, complete, checker.lost(12));
+                balancer.connectionsCut(), balancer.reroutes(), balancer.nodesMarkedDown(), nodeOutcomes, complete, checker.lost(12),
+                notAcknowledged, lateDeliveries.stream().limit(12).toList(), events);
         System.out.println(summary);
 
         assertThat(report.perSubscriber()).as("every subscriber reported").hasSize(javaClients.size()
@@ -414,11 +519,15 @@ class FailoverInteropTest {
                         acknowledged.incrementAndGet();
                     } else {
                         unacknowledged.incrementAndGet();
+                        notAcknowledged.add(String.format("%s#%d %s at %s: %s", name, seq, channel,
+                                LocalTime.now(), reply.getOrDefault(Message.ERROR_FIELD,
+                                        reply.get("failure"))));
                     }
                     inFlight.set(false);
                 });
             } catch (RuntimeException refused) {
                 unacknowledged.incrementAndGet();
+                notAcknowledged.add(name + "#" + seq + " " + channel + ": " + refused);
                 inFlight.set(false);
             }
         }
