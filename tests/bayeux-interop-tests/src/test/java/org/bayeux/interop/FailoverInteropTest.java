@@ -89,6 +89,8 @@ class FailoverInteropTest {
     /** SessionRegistry's line for a session dropped as moved (after a fence, or an ack above its last batch). */
     private static final String MOVED_LINE = " moved to another node";
     private static final String LEASE_HELD_AGAIN_LINE = "This node's lease is held again";
+    /** Publishes acknowledged in T4: about 30 s at 24 publishes a second. */
+    private static final int ROUND_ROBIN_PUBLISHES = 720;
     /** Messages every subscriber receives, after node 0 stopped, before it runs again (T3). */
     private static final int WHILE_PAUSED = 24;
 
@@ -170,6 +172,19 @@ class FailoverInteropTest {
         publishUntil(acknowledged.get() + AFTER_FAILURE, "after the kill");
         finishAndAssertExact(failure);
         assertThat(balancer.nodesMarkedDown()).as("only node 0 failed").isEqualTo(1);
+    }
+
+    /**
+     * T4: the balancer in round-robin mode (every new connection, on any front, to the next node) for the whole
+     * run, about 30 s of publishes: sessions move whenever a client's next connection lands on another node.
+     */
+    @Test
+    void roundRobinBalancingCostsTheClientsNothing() throws Exception {
+        startCluster(FailoverBalancer.Routing.ROUND_ROBIN);
+        startClientsAndPublishers();
+        publishUntil(acknowledged.get() + ROUND_ROBIN_PUBLISHES, "with round-robin balancing");
+        finishAndAssertExact("round robin");
+        assertThat(balancer.nodesMarkedDown()).as("no node failed").isZero();
     }
 
     /** T2: every node in turn SIGTERMed (it drains, handing its sessions over), restarted, back in the balancer. */
