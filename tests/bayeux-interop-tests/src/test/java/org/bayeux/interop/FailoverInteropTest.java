@@ -191,6 +191,7 @@ class FailoverInteropTest {
     /**
      * T4: the balancer in round-robin mode (every new connection, on any front, to the next node) for the whole
      * run, about 30 s of publishes: sessions move whenever a client's next connection lands on another node.
+     * Families with ack exact; Faye (no ack) at most once.
      */
     @Test
     void roundRobinBalancingCostsTheClientsNothing() throws Exception {
@@ -205,8 +206,8 @@ class FailoverInteropTest {
      * T1c: T1 (kill -9 of node 0) with, besides the usual clients, {@value #NO_ACK_PER_TRANSPORT} CometD Java
      * clients per transport WITHOUT the ack extension, all on front 0. With the default failoverDelivery
      * at-most-once, the adopting node resumes after the last batch node 0 journaled before sending it: none is
-     * duplicated, and a client loses at most what that one reply carried if it never arrived. Every other family
-     * stays exact.
+     * duplicated, and a client loses at most what that one reply carried if it never arrived. Faye (no ack either)
+     * is held to the same guarantee, as docs/cluster.md gives it; every family with ack stays exact.
      */
     @Test
     void aNodeKilledMidStreamCostsClientsWithoutAckAtMostOneReply() throws Exception {
@@ -255,7 +256,8 @@ class FailoverInteropTest {
      * failed and every subscriber, its clients included, received {@value #WHILE_PAUSED} more messages (so every
      * session of node 0 was adopted elsewhere: node 0 could serve none, and an adopter waits for node 0's lease,
      * 3 s, to lapse), then SIGCONT: node 0 must not serve a stale copy, and must drop its sessions (fenced: its
-     * writes refused, or its copies found owned elsewhere when it holds its lease again).
+     * writes refused, or its copies found owned elsewhere when it holds its lease again). Families with ack
+     * exact; Faye (no ack) at most once.
      */
     @Test
     void aNodePausedPastItsLeaseGivesUpItsSessionsAndCostsItsClientsNothing() throws Exception {
