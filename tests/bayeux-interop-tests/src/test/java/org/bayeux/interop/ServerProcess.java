@@ -28,6 +28,7 @@ final class ServerProcess implements AutoCloseable {
 
     private final String name;
     private final int port;
+    private final List<String> jvmOptions;
     private final List<String> arguments;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
@@ -39,8 +40,19 @@ final class ServerProcess implements AutoCloseable {
      * @param arguments the server's command-line arguments after {@code --port} and {@code --host}
      */
     ServerProcess(String name, int port, List<String> arguments) {
+        this(name, port, List.of(), arguments);
+    }
+
+    /**
+     * @param name names the log files
+     * @param port the port on 127.0.0.1
+     * @param jvmOptions options for the server's JVM (a logging configuration, say), before its main class
+     * @param arguments the server's arguments after {@code --port} and {@code --host}
+     */
+    ServerProcess(String name, int port, List<String> jvmOptions, List<String> arguments) {
         this.name = name;
         this.port = port;
+        this.jvmOptions = List.copyOf(jvmOptions);
         this.arguments = List.copyOf(arguments);
     }
 
@@ -51,8 +63,10 @@ final class ServerProcess implements AutoCloseable {
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx192m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                StandaloneServer.class.getName(), "--port", Integer.toString(port), "--host", "127.0.0.1"));
+                "-XX:TieredStopAtLevel=1"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StandaloneServer.class.getName(),
+                "--port", Integer.toString(port), "--host", "127.0.0.1"));
         command.addAll(arguments);
         Files.createDirectories(LOG_DIR);
         Path log = LOG_DIR.resolve(name + "-" + (++starts) + ".log");
@@ -108,6 +122,21 @@ final class ServerProcess implements AutoCloseable {
             throw new AssertionError(name + " still runs " + limit + " after SIGTERM");
         }
         return process.exitValue();
+    }
+
+    /** {@code kill -STOP}: the process stands still, its sockets open, as a JVM in a long pause. */
+    void suspend() throws InterruptedException {
+        signal("STOP");
+    }
+
+    /** {@code kill -CONT}: a {@link #suspend() suspended} process runs on. */
+    void resume() throws InterruptedException {
+        signal("CONT");
+    }
+
+    /** @return the lines of this process's current log file (its output since the last start) */
+    List<String> logLines() throws IOException {
+        return Files.readAllLines(LOG_DIR.resolve(name + "-" + starts + ".log"));
     }
 
     private void signal(String signal) throws InterruptedException {
