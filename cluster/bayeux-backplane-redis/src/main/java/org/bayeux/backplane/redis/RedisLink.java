@@ -231,11 +231,25 @@ final class RedisLink {
         }
     }
 
-    /** Closes every connection of this link and its threads. */
+    /**
+     * Closes every connection of this link and its threads, waiting at most {@link #SHUTDOWN_WAIT}: Lettuce's own
+     * shutdown waits for every connection to close, which a cluster connection still reconnecting to a node that died
+     * may never do, and a stopping node must not hang on it.
+     */
     void shutdown() {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        try {
+            client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notClosed) {
+            LOG.warn("Redis connections to {} did not close within {} s; "
+                    + "going on", description(), SHUTDOWN_WAIT.toSeconds());
+        }
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
+
+    /** The longest a link's shutdown waits for its connections to close. */
+    static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(10);
 
     /** A connection to one Redis server or to a cluster, with the commands both have. */
     static final class Connection {
